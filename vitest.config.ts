@@ -1,0 +1,30 @@
+import { defineConfig } from 'vitest/config';
+
+// Test tiers are chosen by file suffix. `npm test` runs unit, int and e2e (embedded engines,
+// offline); `npm run test:engines` runs the contract suites against real engines.
+export default defineConfig({
+  test: {
+    pool: 'forks',
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['**/*.unit.test.ts'], exclude: ['node_modules/**'] } },
+      { extends: true, test: { name: 'int', include: ['**/*.int.test.ts'], exclude: ['node_modules/**'] } },
+      {
+        extends: true,
+        test: { name: 'e2e', include: ['**/*.e2e.test.ts'], exclude: ['node_modules/**'], fileParallelism: false },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'engines',
+          include: ['**/*.engines.test.ts'],
+          exclude: ['node_modules/**'],
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+        },
+      },
+    ],
+  },
+});
