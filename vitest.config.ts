@@ -12,13 +12,19 @@ export default defineConfig({
       { extends: true, test: { name: 'int', include: ['**/*.int.test.ts'], exclude: ['node_modules/**'] } },
       {
         extends: true,
-        test: { name: 'e2e', include: ['**/*.e2e.test.ts'], exclude: ['node_modules/**'], fileParallelism: false },
+        test: {
+          name: 'e2e',
+          include: ['**/*.e2e.test.ts'],
+          exclude: ['node_modules/**'],
+          fileParallelism: false,
+        },
       },
       {
         extends: true,
         test: {
           name: 'engines',
           include: ['**/*.engines.test.ts'],
+          setupFiles: ['test/engines/engines-env.ts'],
           exclude: ['node_modules/**'],
           fileParallelism: false,
           testTimeout: 120_000,

@@ -1,0 +1,123 @@
+import path from 'node:path';
+import { FormatRegistry, type Static, Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+if (!FormatRegistry.Has('uri')) FormatRegistry.Set('uri', (v) => URL.canParse(v));
+
+/**
+ * The one environment schema. Every setting the service reads is declared here; anything else
+ * reads `Config`, never `process.env`.
+ */
+const Roles = ['api', 'ingest', 'processors', 'projectors', 'senders'] as const;
+export type Role = (typeof Roles)[number];
+export const ALL_ROLES: readonly Role[] = Roles;
+
+const OptionalUrl = (description: string) => Type.Optional(Type.String({ format: 'uri', description }));
+
+export const EnvSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'HTTP port of the API role' }),
+  HOST: Type.String({ default: '127.0.0.1', description: 'interface the HTTP server binds to' }),
+  EARSHOT_DATA_DIR: Type.String({ default: './data', description: 'where embedded engines keep their data' }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info', description: 'pino log level' },
+  ),
+  EARSHOT_ROLES: Type.String({ default: 'all', description: 'comma-separated roles or `all`' }),
+  EARSHOT_DEMO: Type.Union([Type.Literal('on'), Type.Literal('off')], {
+    default: 'on',
+    description: 'load the demo corpus on an empty data dir',
+  }),
+  EARSHOT_TOPIC_PREFIX: Type.String({
+    default: '',
+    pattern: '^[a-zA-Z0-9._-]*$',
+    description: 'prefix for every topic name (isolates tenants and test runs on a shared broker)',
+  }),
+  KAFKA_BROKERS: Type.Optional(
+    Type.String({
+      pattern: '^[^,\\s]+(,[^,\\s]+)*$',
+      description: 'comma-separated host:port list; unset = embedded log',
+    }),
+  ),
+  KAFKA_CLIENT_ID: Type.String({ default: 'earshot' }),
+  SCHEMA_REGISTRY_URL: OptionalUrl('Confluent-compatible schema registry; unset = embedded registry'),
+  CLICKHOUSE_URL: OptionalUrl('ClickHouse HTTP endpoint; unset = embedded chdb'),
+  OPENSEARCH_URL: OptionalUrl('OpenSearch endpoint; unset = embedded LanceDB'),
+  DATABASE_URL: OptionalUrl('PostgreSQL connection string; unset = embedded PGlite'),
+  CONSUMER_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 100_000, default: 2000 }),
+  CONSUMER_BATCH_WAIT_MS: Type.Integer({ minimum: 1, maximum: 60_000, default: 1000 }),
+});
+
+export type Env = Static<typeof EnvSchema>;
+
+export interface Config {
+  env: Env;
+  dataDir: string;
+  roles: Set<Role>;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: { variable: string; message: string; value: unknown }[]) {
+    super(
+      `Invalid configuration:\n${problems.map((p) => `  ${p.variable}=${JSON.stringify(p.value)}: ${p.message}`).join('\n')}`,
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+export function parseRoles(spec: string): Set<Role> {
+  const parts = spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (parts.length === 1 && parts[0] === 'all') return new Set(Roles);
+  const unknown = parts.filter((p) => !(Roles as readonly string[]).includes(p));
+  if (unknown.length > 0 || parts.length === 0) {
+    throw new ConfigError([
+      { variable: 'EARSHOT_ROLES', message: `expected "all" or a list of ${Roles.join(', ')}`, value: spec },
+    ]);
+  }
+  return new Set(parts as Role[]);
+}
+
+interface SchemaInfo {
+  description?: string;
+  format?: string;
+  anyOf?: { const?: unknown }[];
+}
+
+function describeProblem(message: string, schema: SchemaInfo | undefined): string {
+  if (!schema) return message;
+  let what = message;
+  if (schema.anyOf?.every((s) => s.const !== undefined)) {
+    what = `expected one of ${schema.anyOf.map((s) => String(s.const)).join(', ')}`;
+  } else if (schema.format === 'uri') {
+    what = 'expected an absolute URL';
+  }
+  return schema.description ? `${what} (${schema.description})` : what;
+}
+
+/** Reads and validates configuration; throws ConfigError naming each offending variable. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env, overrides: Partial<Env> = {}): Config {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(EnvSchema.properties)) {
+    const value = source[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  Object.assign(raw, overrides);
+  const withDefaults = Value.Default(EnvSchema, Value.Convert(EnvSchema, raw));
+  const errors = [...Value.Errors(EnvSchema, withDefaults)];
+  if (errors.length > 0) {
+    const seen = new Set<string>();
+    const problems = [];
+    for (const e of errors) {
+      const variable = e.path.replace(/^\//, '') || '(environment)';
+      if (seen.has(variable)) continue;
+      seen.add(variable);
+      const schema = (EnvSchema.properties as Record<string, SchemaInfo>)[variable];
+      problems.push({ variable, message: describeProblem(e.message, schema), value: raw[variable] });
+    }
+    throw new ConfigError(problems);
+  }
+  const env = withDefaults as Env;
+  return { env, dataDir: path.resolve(env.EARSHOT_DATA_DIR), roles: parseRoles(env.EARSHOT_ROLES) };
+}

@@ -1,0 +1,88 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { buildApp } from '../api/app.ts';
+import type { PartitionLag } from '../ingest/event-log/event-log.ts';
+import { ConsumerRunner } from '../processors/consumer-runner.ts';
+import { pipelineSteps } from '../processors/pipeline.ts';
+import { buildPlatform, type Platform } from './composition.ts';
+import type { Config } from './config.ts';
+import { Readiness } from './readiness.ts';
+
+export interface Service {
+  platform: Platform;
+  readiness: Readiness;
+  runners: ConsumerRunner<unknown, unknown>[];
+  app?: FastifyInstance;
+  /** `http://host:port` when the api role listens. */
+  url?: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the roles of `config.roles` in this process. */
+export async function startService(config: Config, logger: Logger): Promise<Service> {
+  const started = Date.now();
+  const platform = await buildPlatform(config, logger);
+  const readiness = new Readiness();
+  readiness.add('event-log', async () => {
+    const topics = await platform.eventLog.listTopics();
+    return { ok: true, detail: { engine: platform.eventLog.kind, topics: topics.length } };
+  });
+  readiness.add('schema-registry', async () => {
+    await platform.registry.latestVersion('catalog.podcasts-value');
+    return { ok: true, detail: { engine: platform.registry.kind } };
+  });
+
+  const runners = pipelineSteps(platform)
+    .filter((step) => config.roles.has(step.role))
+    .map(
+      (step) =>
+        new ConsumerRunner(step.definition, platform.eventLog, platform.producer, logger, {
+          maxBatchItems: config.env.CONSUMER_BATCH_SIZE,
+          maxBatchWaitMs: config.env.CONSUMER_BATCH_WAIT_MS,
+        }),
+    );
+  for (const runner of runners) await runner.start();
+
+  // Ready once every consumer has committed what was in its topics when the service started.
+  const targets = new Map<ConsumerRunner<unknown, unknown>, PartitionLag[]>();
+  for (const runner of runners) targets.set(runner, await runner.lag());
+  readiness.add('consumers', async () => {
+    const behind: Record<string, number> = {};
+    for (const [runner, atStart] of targets) {
+      const now = await runner.lag();
+      let remaining = 0;
+      for (const start of atStart) {
+        const current = now.find((p) => p.topic === start.topic && p.partition === start.partition);
+        remaining += Math.max(0, start.end - Math.max(current?.committed ?? -1, start.end - start.lag));
+      }
+      if (remaining > 0) behind[runner.name] = remaining;
+    }
+    return { ok: Object.keys(behind).length === 0, detail: { consumers: runners.length, behind } };
+  });
+
+  let app: FastifyInstance | undefined;
+  let url: string | undefined;
+  if (config.roles.has('api')) {
+    app = await buildApp({ logger, readiness });
+    url = await app.listen({ port: config.env.PORT, host: config.env.HOST });
+  }
+  logger.info({ roles: [...config.roles], url, startupMs: Date.now() - started }, 'earshot started');
+
+  let stopping: Promise<void> | undefined;
+  return {
+    platform,
+    readiness,
+    runners,
+    app,
+    url,
+    stop() {
+      stopping ??= (async () => {
+        await app?.close();
+        await Promise.all(runners.map((r) => r.stop()));
+        await platform.close();
+        logger.info('earshot stopped');
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,19 @@
+// Generated from schemas/avro by `npm run schemas:types`. Do not edit.
+export type { Publisher } from './Publisher.ts';
+export type { Podcast } from './Podcast.ts';
+export type { Entity } from './Entity.ts';
+export type { EpisodePublished } from './EpisodePublished.ts';
+export type { Transcript } from './Transcript.ts';
+export type { Segments } from './Segments.ts';
+export type { Clips } from './Clips.ts';
+export type { AdReads } from './AdReads.ts';
+export type { ChartSnapshotRow } from './ChartSnapshotRow.ts';
+export type { BiasEvaluation } from './BiasEvaluation.ts';
+export type { MentionsDetected } from './MentionsDetected.ts';
+export type { SpeakersIdentified } from './SpeakersIdentified.ts';
+export type { AlertMatched } from './AlertMatched.ts';
+export type { DeliveryRequested } from './DeliveryRequested.ts';
+export type { DeliveryAttempted } from './DeliveryAttempted.ts';
+export type { DeliveryDelivered } from './DeliveryDelivered.ts';
+export type { DeliveryAbandoned } from './DeliveryAbandoned.ts';
+export type { DeadLetter } from './DeadLetter.ts';

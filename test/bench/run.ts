@@ -1,0 +1,51 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Bench, BenchResult } from './bench.ts';
+import { meets } from './bench.ts';
+import { eventLogBench } from './event-log.bench.ts';
+
+export const BENCHES: Bench[] = [eventLogBench];
+
+/** Runs the benchmarks (all, or those named), prints a table and writes JSON. */
+export async function runBenches(options: { only?: string[]; outDir?: string } = {}): Promise<BenchResult[]> {
+  const selected = options.only?.length ? BENCHES.filter((b) => options.only!.includes(b.name)) : BENCHES;
+  if (selected.length === 0)
+    throw new Error(
+      `no benchmark named ${options.only?.join(', ')}; have ${BENCHES.map((b) => b.name).join(', ')}`,
+    );
+  const results: BenchResult[] = [];
+  for (const bench of selected) {
+    console.error(`▶ ${bench.name}: ${bench.description}`);
+    const started = Date.now();
+    results.push(...(await bench.run((msg) => console.error(`  ${bench.name}: ${msg}`))));
+    console.error(`  ${bench.name} done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+  console.table(
+    results.map((r) => ({
+      bench: r.bench,
+      metric: r.metric,
+      value: r.value,
+      unit: r.unit,
+      target: r.target ? `${r.target.op} ${r.target.value}` : '',
+      meets: meets(r) === undefined ? '' : meets(r) ? 'yes' : 'NO',
+    })),
+  );
+  const outDir = options.outDir ?? path.resolve('bench-results');
+  fs.mkdirSync(outDir, { recursive: true });
+  const report = {
+    at: new Date().toISOString(),
+    machine: {
+      cpus: os.cpus().length,
+      cpu: os.cpus()[0]?.model,
+      memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+    },
+    results,
+  };
+  const file = path.join(outDir, `bench-${report.at.replace(/[:.]/g, '-')}.json`);
+  fs.writeFileSync(file, JSON.stringify(report, null, 2));
+  fs.writeFileSync(path.join(outDir, 'latest.json'), JSON.stringify(report, null, 2));
+  console.error(`results written to ${file}`);
+  return results;
+}

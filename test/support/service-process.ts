@@ -1,0 +1,32 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from './free-port.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** Runs `earshot <args>` as a child process, as a user would, bound to 127.0.0.1. */
+export async function spawnEarshot(args: string[], env: Record<string, string>) {
+  const port = await freePort();
+  const output: string[] = [];
+  const child: ChildProcess = spawn(process.execPath, [path.join(root, 'bin/earshot.js'), ...args], {
+    cwd: root,
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (d: Buffer) => output.push(d.toString()));
+  child.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return {
+    child,
+    url: `http://127.0.0.1:${port}`,
+    output: () => output.join(''),
+    exited,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}

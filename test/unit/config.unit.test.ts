@@ -1,0 +1,46 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../infra/config.ts';
+
+describe('configuration', () => {
+  it('uses embedded engines under ./data when nothing is set', () => {
+    const cfg = loadConfig({});
+    expect(cfg.dataDir).toBe(path.resolve('data'));
+    expect(cfg.env.PORT).toBe(8080);
+    expect(cfg.env.KAFKA_BROKERS).toBeUndefined();
+    expect([...cfg.roles].sort()).toEqual(['api', 'ingest', 'processors', 'projectors', 'senders']);
+  });
+
+  it('reads and converts values', () => {
+    const cfg = loadConfig({
+      PORT: '9000',
+      KAFKA_BROKERS: 'a:9092,b:9092',
+      EARSHOT_ROLES: 'api,senders',
+      DATABASE_URL: 'postgres://u@h/db',
+    });
+    expect(cfg.env.PORT).toBe(9000);
+    expect(cfg.env.KAFKA_BROKERS).toBe('a:9092,b:9092');
+    expect([...cfg.roles].sort()).toEqual(['api', 'senders']);
+  });
+
+  it('names every offending variable with what was expected', () => {
+    try {
+      loadConfig({
+        PORT: 'eighty',
+        SCHEMA_REGISTRY_URL: 'not a url',
+        LOG_LEVEL: 'loud',
+        EARSHOT_ROLES: 'api,cooking',
+      });
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      const problems = (err as ConfigError).problems.map((p) => p.variable).sort();
+      expect(problems).toEqual(['LOG_LEVEL', 'PORT', 'SCHEMA_REGISTRY_URL']);
+      expect((err as ConfigError).message).toMatch(/LOG_LEVEL="loud": expected one of fatal, error/);
+      expect((err as ConfigError).message).toMatch(
+        /SCHEMA_REGISTRY_URL="not a url": expected an absolute URL/,
+      );
+    }
+    expect(() => loadConfig({ EARSHOT_ROLES: 'api,cooking' })).toThrow(/EARSHOT_ROLES/);
+  });
+});
