@@ -1,8 +1,13 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { buildPlatform } from './composition.ts';
+import { AccountError, Accounts } from '../projections/state/accounts.ts';
+import { migrate } from '../projections/state/migrations.ts';
+import { StateStoreLockedError } from '../projections/state/pglite-state-store.ts';
+import { adminClient, adminSocketPath } from './admin-socket.ts';
+import { buildPlatform, createStateStore } from './composition.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { replayGroup } from './operations.ts';
+import { type OperatorActions, OperatorError, operatorActions } from './operator.ts';
 import { startService } from './service.ts';
 
 const program = new Command('earshot')
@@ -102,6 +107,102 @@ topics
     }
   });
 
+/** Runs operator actions in the running service (admin socket), or directly on the state store. */
+async function withOperator<T>(fn: (ops: OperatorActions) => Promise<T>): Promise<T> {
+  const cfg = config();
+  const remote = await adminClient(adminSocketPath(cfg.dataDir));
+  if (remote) return fn(remote);
+  const state = createStateStore(cfg);
+  try {
+    await migrate(state);
+    return await fn(operatorActions(new Accounts(state)));
+  } finally {
+    await state.close();
+  }
+}
+
+const keys = program.command('keys').description('API keys (operators only; the API can never manage keys)');
+
+keys
+  .command('create')
+  .description('mint an API key for a project; the full key is printed once')
+  .requiredOption('--project <project>', 'project id or slug')
+  .option('--name <name>', 'a label for the key', 'default')
+  .action(async (opts: { project: string; name: string }) => {
+    const { key, record } = await withOperator((ops) =>
+      ops.createKey({ project: opts.project, name: opts.name }),
+    );
+    console.error(`key ${record.id} for project ${record.project_id} (shown once, store it now):`);
+    console.log(key);
+  });
+
+keys
+  .command('revoke')
+  .description('revoke an API key; requests with it fail with 401 from then on')
+  .argument('<keyId>', 'key id (key_…), as listed by `earshot keys list`')
+  .action(async (keyId: string) => {
+    const record = await withOperator((ops) => ops.revokeKey({ keyId }));
+    console.log(`revoked ${record.id} (${record.display_prefix}…) of project ${record.project_id}`);
+  });
+
+keys
+  .command('list')
+  .description("a project's keys (prefixes only; full keys are never stored)")
+  .requiredOption('--project <project>', 'project id or slug')
+  .action(async (opts: { project: string }) => {
+    const list = await withOperator((ops) => ops.listKeys({ project: opts.project }));
+    console.table(
+      list.map((k) => ({
+        id: k.id,
+        name: k.name,
+        prefix: `${k.display_prefix}…`,
+        created: new Date(k.created_at).toISOString(),
+        last_used: k.last_used_at ? new Date(k.last_used_at).toISOString() : '',
+        revoked: k.revoked_at ? new Date(k.revoked_at).toISOString() : '',
+      })),
+    );
+  });
+
+const orgs = program.command('orgs').description('organizations (operators)');
+orgs
+  .command('create')
+  .requiredOption('--name <name>')
+  .option('--slug <slug>')
+  .action(async (opts: { name: string; slug?: string }) => {
+    const org = await withOperator((ops) => ops.createOrganization(opts));
+    console.log(`${org.id}\t${org.slug}\t${org.name}`);
+  });
+
+const projects = program.command('projects').description('projects and their plans (operators)');
+projects
+  .command('create')
+  .requiredOption('--org <organization>', 'organization id or slug')
+  .requiredOption('--name <name>')
+  .option('--plan <plan>', 'starter, growth, team, business or enterprise', 'starter')
+  .option('--slug <slug>')
+  .action(async (opts: { org: string; name: string; plan: string; slug?: string }) => {
+    const p = await withOperator((ops) =>
+      ops.createProject({ organization: opts.org, name: opts.name, plan: opts.plan, slug: opts.slug }),
+    );
+    console.log(`${p.id}\t${p.slug}\tplan ${p.plan_code}`);
+  });
+projects
+  .command('set-plan')
+  .requiredOption('--project <project>')
+  .requiredOption('--plan <plan>')
+  .option('--alerts-packs <n>', 'Alerts Pack add-ons bought', integer)
+  .action(async (opts: { project: string; plan: string; alertsPacks?: number }) => {
+    const p = await withOperator((ops) => ops.setPlan(opts));
+    console.log(`${p.id}\tplan ${p.plan_code}\talerts packs ${p.alerts_packs}`);
+  });
+projects
+  .command('list')
+  .requiredOption('--org <organization>')
+  .action(async (opts: { org: string }) => {
+    const list = await withOperator((ops) => ops.listProjects({ organization: opts.org }));
+    console.table(list.map((p) => ({ id: p.id, slug: p.slug, name: p.name, plan: p.plan_code })));
+  });
+
 program
   .command('bench')
   .description('run the benchmark suite; prints a table and writes JSON to bench-results/')
@@ -116,7 +217,12 @@ program.parseAsync(process.argv).catch((err: unknown) => {
     console.error(err.message);
     process.exit(2);
   }
-  if (err instanceof InvalidArgumentError) {
+  if (
+    err instanceof InvalidArgumentError ||
+    err instanceof OperatorError ||
+    err instanceof AccountError ||
+    err instanceof StateStoreLockedError
+  ) {
     console.error(`error: ${err.message}`);
     process.exit(2);
   }

@@ -8,6 +8,11 @@ import { AvroCodec } from '../ingest/schema-registry/avro-codec.ts';
 import { ConfluentSchemaRegistry } from '../ingest/schema-registry/confluent-schema-registry.ts';
 import { LmdbSchemaRegistry } from '../ingest/schema-registry/lmdb-schema-registry.ts';
 import type { SchemaRegistry } from '../ingest/schema-registry/schema-registry.ts';
+import { Accounts } from '../projections/state/accounts.ts';
+import { migrate } from '../projections/state/migrations.ts';
+import { PgliteStateStore } from '../projections/state/pglite-state-store.ts';
+import { PostgresStateStore } from '../projections/state/postgres-state-store.ts';
+import type { StateStore } from '../projections/state/state-store.ts';
 import { allTopicSpecs } from '../schemas/topics.ts';
 import type { Config } from './config.ts';
 
@@ -22,6 +27,8 @@ export interface Platform {
   registry: SchemaRegistry;
   codec: AvroCodec;
   producer: EventProducer;
+  state: StateStore;
+  accounts: Accounts;
   close(): Promise<void>;
 }
 
@@ -43,7 +50,15 @@ export function createSchemaRegistry(config: Config): SchemaRegistry {
   return new LmdbSchemaRegistry(path.join(config.dataDir, 'schema-registry'));
 }
 
-/** Builds the event backbone: creates every declared topic and registers its value schema. */
+export function createStateStore(config: Config): StateStore {
+  if (config.env.DATABASE_URL) return new PostgresStateStore(config.env.DATABASE_URL);
+  return new PgliteStateStore(path.join(config.dataDir, 'state'));
+}
+
+/**
+ * Builds the platform: creates every declared topic and registers its value schema, opens the
+ * state store and applies its migrations.
+ */
 export async function buildPlatform(config: Config, logger: Logger): Promise<Platform> {
   const eventLog = createEventLog(config, logger);
   const registry = createSchemaRegistry(config);
@@ -58,9 +73,17 @@ export async function buildPlatform(config: Config, logger: Logger): Promise<Pla
     })),
   );
   for (const spec of specs) await codec.registerTopic(spec.name, spec.valueSchema);
+  const state = createStateStore(config);
+  const migrations = await migrate(state);
   logger.info(
-    { eventLog: eventLog.kind, schemaRegistry: registry.kind, topics: specs.length },
-    'event backbone ready',
+    {
+      eventLog: eventLog.kind,
+      schemaRegistry: registry.kind,
+      stateStore: state.kind,
+      topics: specs.length,
+      migrations,
+    },
+    'platform ready',
   );
   return {
     config,
@@ -69,9 +92,12 @@ export async function buildPlatform(config: Config, logger: Logger): Promise<Pla
     registry,
     codec,
     producer: new EventProducer(eventLog, codec),
+    state,
+    accounts: new Accounts(state),
     async close() {
       await eventLog.close();
       await registry.close();
+      await state.close();
     },
   };
 }

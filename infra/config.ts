@@ -43,6 +43,36 @@ export const EnvSchema = Type.Object({
   CLICKHOUSE_URL: OptionalUrl('ClickHouse HTTP endpoint; unset = embedded chdb'),
   OPENSEARCH_URL: OptionalUrl('OpenSearch endpoint; unset = embedded LanceDB'),
   DATABASE_URL: OptionalUrl('PostgreSQL connection string; unset = embedded PGlite'),
+  EARSHOT_PUBLIC_URL: Type.Optional(
+    Type.String({ format: 'uri', description: 'public base URL of the API; default http://HOST:PORT' }),
+  ),
+  EARSHOT_DOCS_URL: Type.String({
+    format: 'uri',
+    default: 'https://docs.earshot.dev',
+    description: 'documentation host',
+  }),
+  EARSHOT_DASHBOARD_URL: Type.String({
+    format: 'uri',
+    default: 'https://dashboard.earshot.dev',
+    description: 'account dashboard',
+  }),
+  EARSHOT_BOOTSTRAP_API_KEY: Type.Optional(
+    Type.String({
+      pattern: '^esk_[A-Za-z0-9_-]{24,}$',
+      description: 'fixed API key for the demo project (esk_…)',
+    }),
+  ),
+  RATE_LIMIT_PER_MINUTE: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: "requests per key and minute for every key, instead of each plan's limit",
+    }),
+  ),
+  API_BODY_LIMIT_BYTES: Type.Integer({
+    minimum: 1024,
+    default: 1_048_576,
+    description: 'largest JSON request body',
+  }),
   CONSUMER_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 100_000, default: 2000 }),
   CONSUMER_BATCH_WAIT_MS: Type.Integer({ minimum: 1, maximum: 60_000, default: 1000 }),
 });

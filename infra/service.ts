@@ -1,11 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { buildApp } from '../api/app.ts';
+import { type ApiSettings, buildApp } from '../api/app.ts';
 import type { PartitionLag } from '../ingest/event-log/event-log.ts';
 import { ConsumerRunner } from '../processors/consumer-runner.ts';
 import { pipelineSteps } from '../processors/pipeline.ts';
+import { adminSocketPath, startAdminSocket } from './admin-socket.ts';
 import { buildPlatform, type Platform } from './composition.ts';
 import type { Config } from './config.ts';
+import { operatorActions } from './operator.ts';
 import { Readiness } from './readiness.ts';
 
 export interface Service {
@@ -16,6 +18,41 @@ export interface Service {
   /** `http://host:port` when the api role listens. */
   url?: string;
   stop(): Promise<void>;
+}
+
+export function apiSettings(config: Config): ApiSettings {
+  const { env } = config;
+  return {
+    publicUrl: (
+      env.EARSHOT_PUBLIC_URL ?? `http://${env.HOST === '0.0.0.0' ? '127.0.0.1' : env.HOST}:${env.PORT}`
+    ).replace(/\/$/, ''),
+    docsUrl: env.EARSHOT_DOCS_URL,
+    dashboardUrl: env.EARSHOT_DASHBOARD_URL,
+    rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    bodyLimitBytes: env.API_BODY_LIMIT_BYTES,
+  };
+}
+
+function announceDemoKey(
+  demo: Awaited<ReturnType<Platform['accounts']['ensureDemoAccount']>>,
+  url: string,
+  logger: Logger,
+): void {
+  if (demo.mintedKey) {
+    process.stderr.write(
+      `\nDemo project "${demo.project.name}" (${demo.project.id}, plan ${demo.project.plan_code}).\n` +
+        `Its API key, shown once:\n\n  ${demo.mintedKey}\n\n` +
+        `Try: curl -H "X-API-Key: ${demo.mintedKey}" ${url}/v1/organizations/${demo.project.organization_id}/projects\n\n`,
+    );
+    logger.info({ project: demo.project.id }, 'demo API key minted and printed');
+  } else if (demo.bootstrapped) {
+    logger.info({ project: demo.project.id }, 'demo project uses EARSHOT_BOOTSTRAP_API_KEY');
+  } else {
+    process.stderr.write(
+      `\nDemo project ${demo.project.id}: its key was printed when it was created. ` +
+        `Mint another with: npx earshot keys create --project ${demo.project.id}\n\n`,
+    );
+  }
 }
 
 /** Starts the roles of `config.roles` in this process. */
@@ -60,11 +97,30 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     return { ok: Object.keys(behind).length === 0, detail: { consumers: runners.length, behind } };
   });
 
+  readiness.add('state-store', async () => {
+    await platform.state.query('SELECT 1');
+    return { ok: true, detail: { engine: platform.state.kind } };
+  });
+
+  const admin = await startAdminSocket(
+    adminSocketPath(config.dataDir),
+    operatorActions(platform.accounts),
+    logger,
+  );
+
   let app: FastifyInstance | undefined;
   let url: string | undefined;
   if (config.roles.has('api')) {
-    app = await buildApp({ logger, readiness });
+    const demo = await platform.accounts.ensureDemoAccount(config.env.EARSHOT_BOOTSTRAP_API_KEY);
+    app = await buildApp({
+      logger,
+      readiness,
+      state: platform.state,
+      accounts: platform.accounts,
+      settings: apiSettings(config),
+    });
     url = await app.listen({ port: config.env.PORT, host: config.env.HOST });
+    announceDemoKey(demo, config.env.EARSHOT_PUBLIC_URL ?? url, logger);
   }
   logger.info({ roles: [...config.roles], url, startupMs: Date.now() - started }, 'earshot started');
 
@@ -78,6 +134,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     stop() {
       stopping ??= (async () => {
         await app?.close();
+        await admin.close();
         await Promise.all(runners.map((r) => r.stop()));
         await platform.close();
         logger.info('earshot stopped');

@@ -213,10 +213,10 @@ export class ConsumerRunner<In, Out> {
     }
     for (const f of failed) deadLetters.push({ source: f.source, step: 'write', reason: f.reason });
     if (deadLetters.length > 0) await this.retrying(() => this.writeDeadLetters(deadLetters), heartbeat);
-    await this.retrying(() => this.consumer!.commit(positions), heartbeat);
     this.stats.batches++;
     this.stats.written += items.length - failed.length;
     this.stats.deadLettered += deadLetters.length;
+    await this.retrying(() => this.consumer!.commit(positions), heartbeat);
     if (deadLetters.length > 0) {
       this.logger.warn(
         { step: this.def.name, count: deadLetters.length, first: deadLetters[0]!.reason },

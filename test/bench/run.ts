@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { apiBench } from './api.bench.ts';
 import type { Bench, BenchResult } from './bench.ts';
 import { meets } from './bench.ts';
 import { eventLogBench } from './event-log.bench.ts';
 
-export const BENCHES: Bench[] = [eventLogBench];
+export const BENCHES: Bench[] = [eventLogBench, apiBench];
 
 /** Runs the benchmarks (all, or those named), prints a table and writes JSON. */
 export async function runBenches(options: { only?: string[]; outDir?: string } = {}): Promise<BenchResult[]> {

@@ -1,0 +1,91 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Accounts, Principal } from '../../projections/state/accounts.ts';
+import { problem } from '../problem.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A `/v1` route anyone may call without a credential (embeds, alert-disable links). */
+    public?: boolean;
+  }
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}
+
+const CACHE_MS = 5000;
+
+/** The credential a request presents, in the order the docs recommend. */
+export function presentedCredential(request: FastifyRequest): { key: string; via: string } | undefined {
+  const header = request.headers['x-api-key'];
+  if (typeof header === 'string' && header.length > 0) return { key: header.trim(), via: 'header.x-api-key' };
+  const auth = request.headers.authorization;
+  if (typeof auth === 'string' && auth.length > 0) {
+    const m = /^Bearer\s+(.+)$/i.exec(auth);
+    return { key: m ? m[1]!.trim() : auth, via: 'header.authorization' };
+  }
+  const query = (request.query as Record<string, unknown> | undefined)?.['api-key'];
+  if (typeof query === 'string' && query.length > 0) return { key: query, via: 'query.api-key' };
+  return undefined;
+}
+
+/**
+ * API-key authentication for `/v1` routes. Any presented credential, even an invalid one,
+ * takes the account path (401 when it does not verify). Keys are looked up by SHA-256 digest;
+ * verified keys are cached for a few seconds, so a revocation takes effect within that time.
+ */
+export const authenticationPlugin = fp<{ accounts: Accounts; docsUrl: string }>(
+  async (app: FastifyInstance, { accounts, docsUrl }) => {
+    const cache = new Map<string, { principal?: Principal; until: number }>();
+    const touched = new Map<string, number>();
+
+    async function lookup(key: string): Promise<Principal | undefined> {
+      const now = Date.now();
+      const hit = cache.get(key);
+      if (hit && hit.until > now) return hit.principal;
+      const principal = await accounts.authenticate(key);
+      if (cache.size > 10_000) cache.clear();
+      cache.set(key, { principal, until: now + CACHE_MS });
+      return principal;
+    }
+
+    app.decorateRequest('principal', undefined);
+    app.addHook('onRequest', async (request) => {
+      if (!request.url.startsWith('/v1/') || request.routeOptions.config?.public) return;
+      const credential = presentedCredential(request);
+      if (!credential) {
+        throw problem('authentication_required', 'Send your API key in the X-API-Key header.', {
+          errors: [{ location: 'header.x-api-key', message: 'is required' }],
+          headers: { 'www-authenticate': 'Bearer realm="earshot"' },
+          resolve: {
+            message:
+              'Create a key in the dashboard and send it as X-API-Key, Authorization: Bearer, or ?api-key=.',
+            action: 'provide_api_key',
+            url: `${docsUrl.replace(/\/$/, '')}/authentication`,
+          },
+        });
+      }
+      const principal = await lookup(credential.key);
+      if (!principal) {
+        throw problem('invalid_api_key', 'The API key is unknown or has been revoked.', {
+          errors: [{ location: credential.via, message: 'is not a valid API key' }],
+          headers: { 'www-authenticate': 'Bearer realm="earshot", error="invalid_token"' },
+        });
+      }
+      request.principal = principal;
+      const last = touched.get(principal.keyId) ?? 0;
+      if (Date.now() - last > 60_000) {
+        touched.set(principal.keyId, Date.now());
+        accounts
+          .touchApiKey(principal.keyId)
+          .catch((err) => request.log.warn({ err }, 'could not record key use'));
+      }
+    });
+  },
+);
+
+/** The verified principal of a request on an authenticated route. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw problem('authentication_required', 'This endpoint needs an API key.');
+  return request.principal;
+}

@@ -1,0 +1,134 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Payable per request without an account; the price is in whole US cents. */
+    billable?: { priceCents: number };
+  }
+}
+
+export const API_VERSION = '0.1.0';
+const DOCS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '../docs');
+
+/** `/v1/alerts/:id` → `/v1/alerts/{id}` */
+function openapiPath(url: string): string {
+  return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+interface OperationInfo {
+  method: string;
+  path: string;
+  summary?: string;
+  priceCents?: number;
+}
+
+/**
+ * OpenAPI 3.1 generated from the route schemas (`GET /openapi.json`), an interactive reference
+ * at `/docs`, the authentication guide at `/auth.md` and an LLM-readable index at `/llms.txt`.
+ */
+export const openapiPlugin = fp<{ publicUrl: string; docsUrl: string }>(
+  async (app: FastifyInstance, opts) => {
+    const operations: OperationInfo[] = [];
+    app.addHook('onRoute', (route) => {
+      if (route.schema?.hide || !route.url.startsWith('/')) return;
+      const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter(
+        (m) => m !== 'HEAD',
+      );
+      for (const method of methods) {
+        operations.push({
+          method,
+          path: openapiPath(route.url),
+          summary: route.schema?.summary as string | undefined,
+          priceCents: route.config?.billable?.priceCents,
+        });
+      }
+    });
+
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.1.0',
+        info: {
+          title: 'Earshot API',
+          version: API_VERSION,
+          description:
+            'Podcast intelligence: diarized, speaker-identified transcripts, dialogue search, entity mentions, clips, sponsors, charts, bias leaderboards and alerts.',
+        },
+        servers: [{ url: opts.publicUrl }],
+        components: {
+          securitySchemes: {
+            ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+            BearerKey: { type: 'http', scheme: 'bearer', description: 'the API key as a bearer token' },
+            ApiKeyQuery: { type: 'apiKey', in: 'query', name: 'api-key' },
+          },
+        },
+      },
+      refResolver: {
+        buildLocalReference: (json, _baseUri, _fragment, i) =>
+          typeof json.$id === 'string' ? json.$id : `def-${i}`,
+      },
+      transform: ({ schema, url, route }) => {
+        const secured = url.startsWith('/v1/') && !route.config?.public;
+        const out = { ...(schema ?? {}) } as Record<string, unknown>;
+        if (secured) out.security = [{ ApiKeyHeader: [] }, { BearerKey: [] }, { ApiKeyQuery: [] }];
+        return { schema: out as never, url };
+      },
+      transformObject: (documentObject) => {
+        const openapiObject =
+          'openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject;
+        const doc = openapiObject as { paths?: Record<string, Record<string, Record<string, unknown>>> };
+        for (const op of operations) {
+          const operation = doc.paths?.[op.path]?.[op.method.toLowerCase()];
+          if (operation && op.priceCents !== undefined) {
+            operation['x-payment-info'] = {
+              price: { amount: (op.priceCents / 100).toFixed(2), currency: 'USD', cents: op.priceCents },
+              protocols: ['x402', 'mpp'],
+              network: 'eip155:8453',
+            };
+          }
+        }
+        return openapiObject;
+      },
+    });
+
+    await app.register(swaggerUi, {
+      routePrefix: '/docs',
+      uiConfig: { docExpansion: 'list', deepLinking: true },
+    });
+
+    app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+    const authGuide = fs.readFileSync(path.join(DOCS_DIR, 'auth.md'), 'utf8');
+    app.get('/auth.md', { schema: { hide: true } }, async (_req, reply) =>
+      reply.type('text/markdown; charset=utf-8').send(authGuide.replaceAll('{base_url}', opts.publicUrl)),
+    );
+
+    app.get('/llms.txt', { schema: { hide: true } }, async (_req, reply) => {
+      const lines = [
+        '# Earshot API',
+        '',
+        '> Podcast intelligence over REST: transcripts, dialogue search, entity mentions, clips, sponsors, charts, bias leaderboards and alerts. All data endpoints live under /v1/ and take an API key in the X-API-Key header.',
+        '',
+        '## Docs',
+        '',
+        `- [OpenAPI 3.1 document](${opts.publicUrl}/openapi.json): every endpoint, parameter and response schema`,
+        `- [Authentication](${opts.publicUrl}/auth.md): API keys, errors, rate limits`,
+        `- [Interactive reference](${opts.publicUrl}/docs)`,
+        '',
+        '## Endpoints',
+        '',
+        ...operations
+          .filter((o) => o.path.startsWith('/v1/'))
+          .sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method))
+          .map((o) => `- ${o.method} ${o.path}${o.summary ? `: ${o.summary}` : ''}`),
+        '',
+      ];
+      return reply.type('text/plain; charset=utf-8').send(lines.join('\n'));
+    });
+  },
+);

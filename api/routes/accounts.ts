@@ -1,0 +1,175 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { type Accounts, newId, type Project } from '../../projections/state/accounts.ts';
+import { type StateStore, sqlState, UNIQUE_VIOLATION } from '../../projections/state/state-store.ts';
+import { decodeCursor, ListEnvelope, pageOf, pageQuery } from '../pagination.ts';
+import { principalOf } from '../plugins/authentication.ts';
+import { problem } from '../problem.ts';
+import { Timestamp, withProblems } from '../schemas.ts';
+
+const ProjectSchema = Type.Object({
+  id: Type.String(),
+  organization_id: Type.String(),
+  name: Type.String(),
+  slug: Type.String(),
+  plan: Type.String({ description: 'starter, growth, team, business or enterprise' }),
+  created_at: Timestamp,
+});
+
+const NotificationEmail = Type.Object({
+  id: Type.String(),
+  organization_id: Type.String(),
+  email: Type.String(),
+  verified: Type.Boolean(),
+  verified_at: Type.Union([Timestamp, Type.Null()]),
+  created_at: Timestamp,
+});
+
+interface EmailRow {
+  id: string;
+  organization_id: string;
+  email: string;
+  verified_at: Date | null;
+  created_at: Date;
+}
+
+const projectView = (p: Project) => ({
+  id: p.id,
+  organization_id: p.organization_id,
+  name: p.name,
+  slug: p.slug,
+  plan: p.plan_code,
+  created_at: p.created_at.toISOString(),
+});
+
+const emailView = (e: EmailRow) => ({
+  id: e.id,
+  organization_id: e.organization_id,
+  email: e.email,
+  verified: e.verified_at !== null,
+  verified_at: e.verified_at?.toISOString() ?? null,
+  created_at: e.created_at.toISOString(),
+});
+
+/** A key reads and changes only its own organization. */
+function requireOwnOrganization(orgId: string, own: string): void {
+  if (orgId !== own) {
+    throw problem('forbidden', `This API key belongs to organization ${own}, not ${orgId}.`, {
+      errors: [{ location: 'path.orgId', message: 'is not the organization of this API key', value: orgId }],
+    });
+  }
+}
+
+const KEY_MANAGEMENT_REFUSAL =
+  'API keys cannot be created, rolled or revoked with an API key. A signed-in human does this in the dashboard.';
+
+export const accountRoutes: FastifyPluginAsyncTypebox<{
+  accounts: Accounts;
+  state: StateStore;
+  dashboardUrl: string;
+}> = async (app, { accounts, state, dashboardUrl }) => {
+  app.get(
+    '/v1/organizations/:orgId/projects',
+    {
+      schema: {
+        tags: ['accounts'],
+        summary: "List the projects of the API key's organization",
+        params: Type.Object({ orgId: Type.String({ maxLength: 200 }) }),
+        querystring: Type.Object(pageQuery()),
+        response: withProblems({ 200: ListEnvelope(ProjectSchema) }),
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      requireOwnOrganization(request.params.orgId, principal.project.organization_id);
+      const endpoint = 'organization-projects';
+      const limit = request.query.limit ?? 25;
+      const after = decodeCursor(endpoint, request.query.cursor, Type.String());
+      const rows = await accounts.projectsOf(principal.project.organization_id, after, limit + 1);
+      return pageOf(endpoint, rows, limit, projectView, (p) => p.id);
+    },
+  );
+
+  app.post(
+    '/v1/organizations/:orgId/notification-emails',
+    {
+      schema: {
+        tags: ['notification emails'],
+        summary: 'Add an address alerts may mail once it is verified',
+        params: Type.Object({ orgId: Type.String({ maxLength: 200 }) }),
+        body: Type.Object({ email: Type.String({ format: 'email', maxLength: 320 }) }),
+        response: withProblems({ 201: NotificationEmail }),
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      requireOwnOrganization(request.params.orgId, principal.project.organization_id);
+      try {
+        const [row] = await state.query<EmailRow>(
+          `INSERT INTO notification_emails (id, organization_id, email) VALUES ($1, $2, $3)
+           RETURNING id, organization_id, email, verified_at, created_at`,
+          [newId('ne'), principal.project.organization_id, request.body.email],
+        );
+        return reply.code(201).send(emailView(row!));
+      } catch (err) {
+        if (sqlState(err) === UNIQUE_VIOLATION) {
+          throw problem(
+            'notification_email_exists',
+            `${request.body.email} is already a notification email of this organization.`,
+            {
+              errors: [{ location: 'body.email', message: 'already exists', value: request.body.email }],
+            },
+          );
+        }
+        throw err;
+      }
+    },
+  );
+
+  app.get(
+    '/v1/organizations/:orgId/notification-emails',
+    {
+      schema: {
+        tags: ['notification emails'],
+        summary: "List the organization's notification emails",
+        params: Type.Object({ orgId: Type.String({ maxLength: 200 }) }),
+        querystring: Type.Object(pageQuery()),
+        response: withProblems({ 200: ListEnvelope(NotificationEmail) }),
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      requireOwnOrganization(request.params.orgId, principal.project.organization_id);
+      const endpoint = 'notification-emails';
+      const limit = request.query.limit ?? 25;
+      const after = decodeCursor(endpoint, request.query.cursor, Type.String());
+      const rows = await state.query<EmailRow>(
+        `SELECT id, organization_id, email, verified_at, created_at FROM notification_emails
+         WHERE organization_id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR id > $2) ORDER BY id LIMIT $3`,
+        [principal.project.organization_id, after ?? null, limit + 1],
+      );
+      return pageOf(endpoint, rows, limit, emailView, (r) => r.id);
+    },
+  );
+
+  const refuse = {
+    schema: {
+      tags: ['accounts'],
+      summary: 'Always refused: keys are managed in the dashboard',
+      description: KEY_MANAGEMENT_REFUSAL,
+      response: withProblems({}),
+    },
+  };
+  const refusal = async () => {
+    throw problem('credential_management_forbidden', KEY_MANAGEMENT_REFUSAL, {
+      resolve: {
+        message: 'Manage API keys in the dashboard.',
+        action: 'use_dashboard',
+        url: `${dashboardUrl}/api-keys`,
+      },
+    });
+  };
+  app.post('/v1/projects/:projectId/api-keys', refuse, refusal);
+  app.post('/v1/api-keys/:keyId/roll', refuse, refusal);
+  app.delete('/v1/api-keys/:keyId', refuse, refusal);
+};

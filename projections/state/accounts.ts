@@ -1,0 +1,285 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Queryable, StateStore } from './state-store.ts';
+
+export interface Plan {
+  code: string;
+  name: string;
+  includes_alerts: boolean;
+  active_alerts_included: number;
+  alerts_per_pack: number;
+  premium_endpoints: boolean;
+  requests_per_minute: number;
+}
+
+export interface Organization {
+  id: string;
+  slug: string;
+  name: string;
+  created_at: Date;
+}
+
+export interface Project {
+  id: string;
+  organization_id: string;
+  slug: string;
+  name: string;
+  plan_code: string;
+  alerts_packs: number;
+  created_at: Date;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  project_id: string;
+  name: string;
+  display_prefix: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+/** Who a request acts as once its API key is verified. */
+export interface Principal {
+  keyId: string;
+  project: Project;
+  plan: Plan;
+}
+
+export const API_KEY_PREFIX = 'esk_';
+const KEY_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const ID_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
+
+function randomString(alphabet: string, length: number): string {
+  const bytes = randomBytes(length * 2);
+  let out = '';
+  for (let i = 0; out.length < length && i < bytes.length; i++) {
+    const b = bytes[i]!;
+    // Rejection sampling keeps every character equally likely.
+    if (b < 256 - (256 % alphabet.length)) out += alphabet[b % alphabet.length];
+  }
+  return out.length === length ? out : randomString(alphabet, length);
+}
+
+export function newId(prefix: string): string {
+  return `${prefix}_${randomString(ID_ALPHABET, 16)}`;
+}
+
+export function newApiKey(): string {
+  return API_KEY_PREFIX + randomString(KEY_ALPHABET, 40);
+}
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export function slugify(text: string): string {
+  return (
+    text
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 60) || 'unnamed'
+  );
+}
+
+export class AccountError extends Error {
+  constructor(
+    readonly code: 'not_found' | 'conflict' | 'invalid',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AccountError';
+  }
+}
+
+/** Organizations, projects, plans and API keys in the state store. */
+export class Accounts {
+  constructor(private readonly db: StateStore) {}
+
+  async plans(): Promise<Plan[]> {
+    return this.db.query<Plan>('SELECT * FROM plans ORDER BY sort_order');
+  }
+
+  async plan(code: string, db: Queryable = this.db): Promise<Plan> {
+    const [plan] = await db.query<Plan>('SELECT * FROM plans WHERE code = $1', [code]);
+    if (!plan)
+      throw new AccountError(
+        'invalid',
+        `unknown plan ${code}; plans are starter, growth, team, business, enterprise`,
+      );
+    return plan;
+  }
+
+  async createOrganization(input: { name: string; slug?: string; id?: string }): Promise<Organization> {
+    const [org] = await this.db.query<Organization>(
+      'INSERT INTO organizations (id, slug, name) VALUES ($1, $2, $3) RETURNING *',
+      [input.id ?? newId('org'), input.slug ?? slugify(input.name), input.name],
+    );
+    return org!;
+  }
+
+  async organization(idOrSlug: string): Promise<Organization | undefined> {
+    const [org] = await this.db.query<Organization>(
+      'SELECT * FROM organizations WHERE id = $1 OR slug = $1',
+      [idOrSlug],
+    );
+    return org;
+  }
+
+  async createProject(input: {
+    organizationId: string;
+    name: string;
+    plan: string;
+    slug?: string;
+    id?: string;
+  }): Promise<Project> {
+    await this.plan(input.plan);
+    const [project] = await this.db.query<Project>(
+      `INSERT INTO projects (id, organization_id, slug, name, plan_code) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+      [
+        input.id ?? newId('proj'),
+        input.organizationId,
+        input.slug ?? slugify(input.name),
+        input.name,
+        input.plan,
+      ],
+    );
+    return project!;
+  }
+
+  async project(idOrSlug: string): Promise<Project | undefined> {
+    const [project] = await this.db.query<Project>(
+      'SELECT * FROM projects WHERE id = $1 OR slug = $1 ORDER BY id LIMIT 1',
+      [idOrSlug],
+    );
+    return project;
+  }
+
+  async projectsOf(organizationId: string, after?: string, limit = 100): Promise<Project[]> {
+    return this.db.query<Project>(
+      'SELECT * FROM projects WHERE organization_id = $1 AND ($2::text IS NULL OR id > $2) ORDER BY id LIMIT $3',
+      [organizationId, after ?? null, limit],
+    );
+  }
+
+  async setPlan(projectId: string, plan: string, alertsPacks?: number): Promise<Project> {
+    await this.plan(plan);
+    const [project] = await this.db.query<Project>(
+      'UPDATE projects SET plan_code = $2, alerts_packs = COALESCE($3, alerts_packs) WHERE id = $1 RETURNING *',
+      [projectId, plan, alertsPacks ?? null],
+    );
+    if (!project) throw new AccountError('not_found', `no project ${projectId}`);
+    return project;
+  }
+
+  /** Mints a key for a project. The returned `key` is the only time the full key exists. */
+  async createApiKey(input: {
+    projectId: string;
+    name?: string;
+    key?: string;
+  }): Promise<{ key: string; record: ApiKeyRecord }> {
+    const project = await this.project(input.projectId);
+    if (!project) throw new AccountError('not_found', `no project ${input.projectId}`);
+    const key = input.key ?? newApiKey();
+    if (!key.startsWith(API_KEY_PREFIX) || key.length < API_KEY_PREFIX.length + 24) {
+      throw new AccountError(
+        'invalid',
+        `an API key starts with ${API_KEY_PREFIX} and has at least 24 more characters`,
+      );
+    }
+    const [record] = await this.db.query<ApiKeyRecord>(
+      `INSERT INTO api_keys (id, project_id, name, display_prefix, key_sha256) VALUES ($1, $2, $3, $4, $5)
+       RETURNING id, project_id, name, display_prefix, created_at, last_used_at, revoked_at`,
+      [
+        newId('key'),
+        project.id,
+        input.name ?? 'default',
+        key.slice(0, API_KEY_PREFIX.length + 6),
+        sha256(key),
+      ],
+    );
+    return { key, record: record! };
+  }
+
+  async apiKeys(projectId: string): Promise<ApiKeyRecord[]> {
+    return this.db.query<ApiKeyRecord>(
+      `SELECT id, project_id, name, display_prefix, created_at, last_used_at, revoked_at
+       FROM api_keys WHERE project_id = $1 ORDER BY created_at, id`,
+      [projectId],
+    );
+  }
+
+  /** Revokes a key by id; revoking twice is harmless. */
+  async revokeApiKey(keyId: string): Promise<ApiKeyRecord> {
+    const [record] = await this.db.query<ApiKeyRecord>(
+      `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1
+       RETURNING id, project_id, name, display_prefix, created_at, last_used_at, revoked_at`,
+      [keyId],
+    );
+    if (!record) throw new AccountError('not_found', `no API key ${keyId}`);
+    return record;
+  }
+
+  /** The principal of a live key, or undefined for an unknown or revoked one. */
+  async authenticate(key: string): Promise<Principal | undefined> {
+    if (!key.startsWith(API_KEY_PREFIX)) return undefined;
+    const rows = await this.db.query<{ key_id: string } & Project & { plan: Plan }>(
+      `SELECT k.id AS key_id, p.*, row_to_json(pl.*) AS plan
+       FROM api_keys k JOIN projects p ON p.id = k.project_id JOIN plans pl ON pl.code = p.plan_code
+       WHERE k.key_sha256 = $1 AND k.revoked_at IS NULL`,
+      [sha256(key)],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    const { key_id, plan, ...project } = row;
+    return { keyId: key_id, project: { ...project, created_at: new Date(project.created_at) }, plan };
+  }
+
+  async touchApiKey(keyId: string): Promise<void> {
+    await this.db.query(
+      `UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+      [keyId],
+    );
+  }
+
+  /**
+   * The demo organization and project (Business plan: alerts and premium endpoints). Mints a
+   * key when the project has none, or registers `bootstrapKey` when given. Returns the new key
+   * when one was minted, so the caller can show it once.
+   */
+  async ensureDemoAccount(
+    bootstrapKey?: string,
+  ): Promise<{ project: Project; mintedKey?: string; bootstrapped: boolean }> {
+    let org = await this.organization('org_demo');
+    org ??= await this.createOrganization({ id: 'org_demo', slug: 'demo', name: 'Demo Organization' });
+    let project = await this.project('proj_demo');
+    project ??= await this.createProject({
+      id: 'proj_demo',
+      organizationId: org.id,
+      slug: 'demo',
+      name: 'Demo Project',
+      plan: 'business',
+    });
+    if (bootstrapKey) {
+      const existing = await this.authenticate(bootstrapKey);
+      if (existing && existing.project.id !== project.id) {
+        throw new AccountError('conflict', 'EARSHOT_BOOTSTRAP_API_KEY belongs to another project');
+      }
+      if (!existing) {
+        const [revoked] = await this.db.query('SELECT id FROM api_keys WHERE key_sha256 = $1', [
+          sha256(bootstrapKey),
+        ]);
+        if (revoked)
+          throw new AccountError('conflict', 'EARSHOT_BOOTSTRAP_API_KEY was revoked; choose another key');
+        await this.createApiKey({ projectId: project.id, name: 'bootstrap', key: bootstrapKey });
+      }
+      return { project, bootstrapped: true };
+    }
+    const live = (await this.apiKeys(project.id)).filter((k) => !k.revoked_at);
+    if (live.length > 0) return { project, bootstrapped: false };
+    const { key } = await this.createApiKey({ projectId: project.id, name: 'demo' });
+    return { project, mintedKey: key, bootstrapped: false };
+  }
+}

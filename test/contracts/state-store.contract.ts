@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate } from '../../projections/state/migrations.ts';
+import { type StateStore, sqlState, UNIQUE_VIOLATION } from '../../projections/state/state-store.ts';
+
+export interface StateStoreFixture {
+  store: StateStore;
+  cleanup(): Promise<void>;
+}
+
+/** The behaviour every state store adapter must have; the migrations run unchanged on each. */
+export function stateStoreContract(adapter: string, setup: () => Promise<StateStoreFixture>) {
+  describe(`state store contract: ${adapter}`, () => {
+    let fx: StateStoreFixture;
+    let store: StateStore;
+    const table = `contract_${randomUUID().replaceAll('-', '').slice(0, 10)}`;
+
+    beforeAll(async () => {
+      fx = await setup();
+      store = fx.store;
+      await migrate(store);
+      await store.exec(`CREATE TABLE ${table} (
+        id text PRIMARY KEY, n integer, big int8, flag boolean, at timestamptz, doc jsonb, tags text[]
+      )`);
+    });
+    afterAll(async () => {
+      await store?.exec(`DROP TABLE IF EXISTS ${table}`);
+      await fx?.cleanup();
+    });
+
+    it('applies every migration once and records it', async () => {
+      expect(await migrate(store)).toEqual([]);
+      const names = (
+        await store.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name')
+      ).map((r) => r.name);
+      expect(names).toContain('001_accounts.sql');
+      const plans = await store.query<{ code: string }>('SELECT code FROM plans ORDER BY sort_order');
+      expect(plans.map((p) => p.code)).toEqual(['starter', 'growth', 'team', 'business', 'enterprise']);
+    });
+
+    it('round-trips parameters and column types the same way', async () => {
+      const at = new Date('2026-03-04T05:06:07.089Z');
+      await store.query(
+        `INSERT INTO ${table} (id, n, big, flag, at, doc, tags) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [
+          'a',
+          42,
+          9_007_199_254_740_000,
+          true,
+          at,
+          JSON.stringify({ nested: { list: [1, 'two'] } }),
+          ['x', 'y'],
+        ],
+      );
+      const [row] = await store.query<Record<string, unknown>>(`SELECT * FROM ${table} WHERE id = $1`, ['a']);
+      expect(row).toEqual({
+        id: 'a',
+        n: 42,
+        big: 9_007_199_254_740_000,
+        flag: true,
+        at,
+        doc: { nested: { list: [1, 'two'] } },
+        tags: ['x', 'y'],
+      });
+      const [count] = await store.query<{ c: number }>(`SELECT count(*)::int8 AS c FROM ${table}`);
+      expect(count!.c).toBe(1);
+    });
+
+    it('commits a transaction that resolves and rolls back one that throws', async () => {
+      await store.transaction(async (tx) => {
+        await tx.query(`INSERT INTO ${table} (id, n) VALUES ($1, $2)`, ['committed', 1]);
+      });
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.query(`INSERT INTO ${table} (id, n) VALUES ($1, $2)`, ['rolled-back', 1]);
+          throw new Error('changed my mind');
+        }),
+      ).rejects.toThrow('changed my mind');
+      const ids = (await store.query<{ id: string }>(`SELECT id FROM ${table} WHERE n = 1 ORDER BY id`)).map(
+        (r) => r.id,
+      );
+      expect(ids).toEqual(['committed']);
+    });
+
+    it('reports a unique violation with its SQLSTATE', async () => {
+      await store.query(`INSERT INTO ${table} (id) VALUES ($1)`, ['dup']);
+      const err = await store
+        .query(`INSERT INTO ${table} (id) VALUES ($1)`, ['dup'])
+        .catch((e: unknown) => e);
+      expect(sqlState(err)).toBe(UNIQUE_VIOLATION);
+    });
+
+    it('keeps concurrent read-modify-write transactions consistent', async () => {
+      await store.query(`INSERT INTO ${table} (id, n) VALUES ($1, 0)`, ['counter']);
+      await Promise.all(
+        Array.from({ length: 20 }, () =>
+          store.transaction(async (tx) => {
+            const [r] = await tx.query<{ n: number }>(`SELECT n FROM ${table} WHERE id = $1 FOR UPDATE`, [
+              'counter',
+            ]);
+            await tx.query(`UPDATE ${table} SET n = $1 WHERE id = $2`, [r!.n + 1, 'counter']);
+          }),
+        ),
+      );
+      const [r] = await store.query<{ n: number }>(`SELECT n FROM ${table} WHERE id = $1`, ['counter']);
+      expect(r!.n).toBe(20);
+    });
+  });
+}

@@ -1,0 +1,61 @@
+import type { FastifyInstance } from 'fastify';
+import { type ApiSettings, buildApp } from '../../api/app.ts';
+import { silentLogger } from '../../infra/logger.ts';
+import { Readiness } from '../../infra/readiness.ts';
+import { Accounts } from '../../projections/state/accounts.ts';
+import { migrate } from '../../projections/state/migrations.ts';
+import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
+
+export const TEST_SETTINGS: ApiSettings = {
+  publicUrl: 'http://127.0.0.1:8080',
+  docsUrl: 'https://docs.earshot.dev',
+  dashboardUrl: 'https://dashboard.earshot.dev',
+  bodyLimitBytes: 1_048_576,
+};
+
+/** An API on an in-memory state store with one organization and a project per plan, each with a key. */
+export async function testApi(
+  settings: Partial<ApiSettings> = {},
+  configure?: (app: FastifyInstance) => void,
+) {
+  const state = new PgliteStateStore();
+  await migrate(state);
+  const accounts = new Accounts(state);
+  const org = await accounts.createOrganization({ name: 'Acme Audio', slug: 'acme' });
+  const other = await accounts.createOrganization({ name: 'Other Org', slug: 'other' });
+  const keys: Record<string, string> = {};
+  const projects: Record<string, string> = {};
+  for (const plan of ['starter', 'growth', 'team', 'business', 'enterprise']) {
+    const p = await accounts.createProject({ organizationId: org.id, name: `${plan} project`, plan });
+    projects[plan] = p.id;
+    keys[plan] = (await accounts.createApiKey({ projectId: p.id })).key;
+  }
+  const otherProject = await accounts.createProject({
+    organizationId: other.id,
+    name: 'theirs',
+    plan: 'business',
+  });
+  keys.other = (await accounts.createApiKey({ projectId: otherProject.id })).key;
+  const app = await buildApp({
+    logger: silentLogger(),
+    readiness: new Readiness(),
+    state,
+    accounts,
+    settings: { ...TEST_SETTINGS, ...settings },
+  });
+  configure?.(app);
+  await app.ready();
+  return {
+    app,
+    state,
+    accounts,
+    org,
+    other,
+    keys,
+    projects,
+    async close() {
+      await app.close();
+      await state.close();
+    },
+  };
+}
