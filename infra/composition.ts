@@ -8,6 +8,7 @@ import { AvroCodec } from '../ingest/schema-registry/avro-codec.ts';
 import { ConfluentSchemaRegistry } from '../ingest/schema-registry/confluent-schema-registry.ts';
 import { LmdbSchemaRegistry } from '../ingest/schema-registry/lmdb-schema-registry.ts';
 import type { SchemaRegistry } from '../ingest/schema-registry/schema-registry.ts';
+import { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import { Accounts } from '../projections/state/accounts.ts';
 import { migrate } from '../projections/state/migrations.ts';
 import { PgliteStateStore } from '../projections/state/pglite-state-store.ts';
@@ -29,6 +30,7 @@ export interface Platform {
   producer: EventProducer;
   state: StateStore;
   accounts: Accounts;
+  catalog: CatalogReader;
   close(): Promise<void>;
 }
 
@@ -94,6 +96,7 @@ export async function buildPlatform(config: Config, logger: Logger): Promise<Pla
     producer: new EventProducer(eventLog, codec),
     state,
     accounts: new Accounts(state),
+    catalog: new CatalogReader(state),
     async close() {
       await eventLog.close();
       await registry.close();

@@ -1,5 +1,6 @@
 import type { Platform } from '../infra/composition.ts';
 import type { Role } from '../infra/config.ts';
+import { catalogProjector } from '../projections/catalog/catalog-projector.ts';
 import type { ProcessorDefinition } from './consumer-runner.ts';
 
 /**
@@ -13,6 +14,11 @@ export interface PipelineStep {
   definition: ProcessorDefinition<any, any>;
 }
 
-export function pipelineSteps(_platform: Platform): PipelineStep[] {
-  return [];
+export function pipelineSteps(platform: Platform): PipelineStep[] {
+  return [
+    {
+      role: 'projectors',
+      definition: catalogProjector(platform.state, () => platform.catalog.invalidate()),
+    },
+  ];
 }
