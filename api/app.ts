@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Readiness } from '../infra/readiness.ts';
+import type { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import type { Accounts } from '../projections/state/accounts.ts';
 import type { StateStore } from '../projections/state/state-store.ts';
 import { authenticationPlugin } from './plugins/authentication.ts';
@@ -22,11 +23,17 @@ export interface ApiSettings {
   bodyLimitBytes: number;
 }
 
+/** What routes read from. Each store or engine the API needs is one field here. */
+export interface ApiServices {
+  state: StateStore;
+  accounts: Accounts;
+  catalog: CatalogReader;
+}
+
 export interface AppDeps {
   logger: Logger;
   readiness: Readiness;
-  state: StateStore;
-  accounts: Accounts;
+  services: ApiServices;
   settings: ApiSettings;
 }
 
@@ -35,7 +42,7 @@ export interface AppDeps {
  * rate limits), then the routes. Everything is served by one fastify instance.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const { settings } = deps;
+  const { settings, services } = deps;
   const app = Fastify({
     loggerInstance: deps.logger,
     bodyLimit: settings.bodyLimitBytes,
@@ -47,7 +54,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addSchema(ProblemSchema);
   await app.register(problemsPlugin, { docsUrl: settings.docsUrl });
   await app.register(openapiPlugin, { publicUrl: settings.publicUrl, docsUrl: settings.docsUrl });
-  await app.register(authenticationPlugin, { accounts: deps.accounts, docsUrl: settings.docsUrl });
+  await app.register(authenticationPlugin, { accounts: services.accounts, docsUrl: settings.docsUrl });
   await app.register(rateLimitsPlugin, {
     perMinute: settings.rateLimitPerMinute,
     fallbackPerMinute: 120,

@@ -204,6 +204,23 @@ projects
   });
 
 program
+  .command('engines')
+  .description(
+    'start and stop real engines on this machine without Docker (Kafka, schema registry, OpenSearch, PostgreSQL)',
+  )
+  .argument('<command>', 'up | down | status | env | verify')
+  .option('--only <engines>', 'comma-separated: kafka,schema-registry,opensearch,postgres')
+  .option('--dir <dir>', 'state directory (default .engines/)')
+  .action(async (command: string, opts: { only?: string; dir?: string }) => {
+    const { runEnginesCli } = await import('./local/engines-cli.ts');
+    await runEnginesCli([
+      command,
+      ...(opts.only ? ['--only', opts.only] : []),
+      ...(opts.dir ? ['--dir', opts.dir] : []),
+    ]);
+  });
+
+program
   .command('bench')
   .description('run the benchmark suite; prints a table and writes JSON to bench-results/')
   .argument('[names...]', 'only these benchmarks')

@@ -115,8 +115,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     app = await buildApp({
       logger,
       readiness,
-      state: platform.state,
-      accounts: platform.accounts,
+      services: { state: platform.state, accounts: platform.accounts, catalog: platform.catalog },
       settings: apiSettings(config),
     });
     url = await app.listen({ port: config.env.PORT, host: config.env.HOST });

@@ -1,5 +1,7 @@
 // npx tsx infra/local/engines-cli.ts up|down|status|env|verify [--only kafka,postgres] [--dir .engines]
 
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   type EngineName,
   type EngineStatus,
@@ -11,7 +13,7 @@ import {
 import { enginesSmoke } from './smoke.ts';
 
 const USAGE =
-  'usage: engines-cli.ts up|down|status|env [--only kafka,schema-registry,opensearch,postgres] [--dir DIR]';
+  'usage: earshot engines up|down|status|env [--only kafka,schema-registry,opensearch,postgres] [--dir DIR]';
 
 function parse(argv: string[]): { command: string; only?: EngineName[]; dir?: string } {
   const [command = '', ...rest] = argv;
@@ -47,8 +49,9 @@ function table(statuses: EngineStatus[]): string {
   return all.map((r) => r.map((cell, c) => cell.padEnd(widths[c]!)).join('  ')).join('\n');
 }
 
-async function main(): Promise<void> {
-  const { command, only, dir } = parse(process.argv.slice(2));
+/** `earshot engines <args>` and `npx tsx infra/local/engines-cli.ts <args>`. */
+export async function runEnginesCli(argv: string[]): Promise<void> {
+  const { command, only, dir } = parse(argv);
   const t0 = Date.now();
   const onProgress = (msg: string) =>
     console.log(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${msg}`);
@@ -81,7 +84,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exitCode = 1;
-});
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  runEnginesCli(process.argv.slice(2)).catch((err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exitCode = 1;
+  });
+}

@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { buildApp } from '../../api/app.ts';
 import { silentLogger } from '../../infra/logger.ts';
 import { Readiness } from '../../infra/readiness.ts';
+import { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import { Accounts } from '../../projections/state/accounts.ts';
 import { migrate } from '../../projections/state/migrations.ts';
 import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { type ApiSettings, buildApp } from '../../api/app.ts';
 import { silentLogger } from '../../infra/logger.ts';
 import { Readiness } from '../../infra/readiness.ts';
+import { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import { Accounts } from '../../projections/state/accounts.ts';
 import { migrate } from '../../projections/state/migrations.ts';
 import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
@@ -39,8 +40,7 @@ export async function testApi(
   const app = await buildApp({
     logger: silentLogger(),
     readiness: new Readiness(),
-    state,
-    accounts,
+    services: { state, accounts, catalog: new CatalogReader(state) },
     settings: { ...TEST_SETTINGS, ...settings },
   });
   configure?.(app);
