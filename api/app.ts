@@ -62,8 +62,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(healthRoutes, { readiness: deps.readiness });
   await app.register(accountRoutes, {
-    accounts: deps.accounts,
-    state: deps.state,
+    accounts: services.accounts,
+    state: services.state,
     dashboardUrl: settings.dashboardUrl,
   });
   return app as unknown as FastifyInstance;

@@ -37,8 +37,7 @@ export const apiBench: Bench = {
     const app = await buildApp({
       logger: silentLogger(),
       readiness: new Readiness(),
-      state,
-      accounts,
+      services: { state, accounts, catalog: new CatalogReader(state) },
       settings: { ...TEST_SETTINGS, rateLimitPerMinute: 10_000_000 },
     });
     const url = await app.listen({ port: 0, host: '127.0.0.1' });
