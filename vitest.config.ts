@@ -24,6 +24,7 @@ export default defineConfig({
         test: {
           name: 'engines',
           include: ['**/*.engines.test.ts'],
+          globalSetup: ['test/engines/global-setup.ts'],
           setupFiles: ['test/engines/engines-env.ts'],
           exclude: ['node_modules/**'],
           fileParallelism: false,
