@@ -80,6 +80,14 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     );
   for (const runner of runners) await runner.start();
 
+  const maintain = () =>
+    platform.eventLog
+      .maintain?.()
+      .then((removed) => removed > 0 && logger.info({ removed }, 'event log retention applied'))
+      .catch((err: unknown) => logger.error({ err }, 'event log maintenance failed'));
+  void maintain();
+  const maintenance = setInterval(maintain, 3_600_000).unref();
+
   // Ready once every consumer has committed what was in its topics when the service started.
   const targets = new Map<ConsumerRunner<unknown, unknown>, PartitionLag[]>();
   for (const runner of runners) targets.set(runner, await runner.lag());
@@ -132,6 +140,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     url,
     stop() {
       stopping ??= (async () => {
+        clearInterval(maintenance);
         await app?.close();
         await admin.close();
         await Promise.all(runners.map((r) => r.stop()));

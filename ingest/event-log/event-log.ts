@@ -120,6 +120,11 @@ export interface EventLog {
     offsets: { partition: number; offset: number }[],
   ): Promise<void>;
   groupLag(groupId: string, topics: string[]): Promise<PartitionLag[]>;
+  /**
+   * Housekeeping the engine does not do by itself (the embedded log's retention and compaction).
+   * Returns the number of records removed. Kafka applies topic configs on its own.
+   */
+  maintain?(now?: number): Promise<number>;
   close(): Promise<void>;
 }
 

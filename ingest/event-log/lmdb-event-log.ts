@@ -20,7 +20,7 @@ import {
   type TopicInfo,
   UnknownTopicError,
 } from './event-log.ts';
-import { decodeFrame, encodeFrame, frameAppendTime } from './record-frame.ts';
+import { decodeFrame, encodeFrame, frameAppendTime, frameKey } from './record-frame.ts';
 
 type RecordKey = [string, number, number];
 interface StoredTopic {
@@ -341,8 +341,8 @@ export class LmdbEventLog implements EventLog {
           start: [topic, partition, 0],
           end: [topic, partition, LAST],
         })) {
-          const r = decodeFrame(value);
-          all.push({ offset: key[2], key: r.key, tombstone: r.value === null });
+          const r = frameKey(value);
+          all.push({ offset: key[2], key: r.key, tombstone: r.tombstone });
           if (r.key !== null) newest.set(r.key, key[2]);
         }
         for (const r of all) {
@@ -356,6 +356,12 @@ export class LmdbEventLog implements EventLog {
       });
       removed += doomed.length;
     }
+    return removed;
+  }
+
+  async maintain(now = Date.now()): Promise<number> {
+    let removed = 0;
+    for (const { key } of this.topics.getRange()) removed += await this.applyRetention(key, now);
     return removed;
   }
 

@@ -76,3 +76,20 @@ export function decodeFrame(frame: Uint8Array): StoredRecord {
   const value = valueLen >= 0 ? Buffer.from(buf.subarray(at, at + valueLen)) : null;
   return { appendTime, timestamp, key, headers, value };
 }
+
+/** The key of a frame and whether its value is null, without copying the value. */
+export function frameKey(frame: Uint8Array): { key: string | null; tombstone: boolean } {
+  const buf = Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength);
+  let at = 16;
+  const keyLen = buf.readInt32BE(at);
+  at += 4;
+  const key = keyLen >= 0 ? buf.toString('utf8', at, at + keyLen) : null;
+  at += Math.max(0, keyLen);
+  const headerCount = buf.readUInt16BE(at);
+  at += 2;
+  for (let i = 0; i < headerCount; i++) {
+    at += 2 + buf.readUInt16BE(at);
+    at += 4 + buf.readUInt32BE(at);
+  }
+  return { key, tombstone: buf.readInt32BE(at) < 0 };
+}
