@@ -12,7 +12,15 @@ const packages = lock.packages;
 
 function platformOf(name) {
   const n = name.split('/').pop();
-  const os = /android/.test(n) ? 'android' : /darwin/.test(n) ? 'darwin' : /win32/.test(n) ? 'win32' : /linux/.test(n) ? 'linux' : undefined;
+  const os = /android/.test(n)
+    ? 'android'
+    : /darwin/.test(n)
+      ? 'darwin'
+      : /win32/.test(n)
+        ? 'win32'
+        : /linux/.test(n)
+          ? 'linux'
+          : undefined;
   const cpu = /arm64/.test(n) ? 'arm64' : /x64/.test(n) ? 'x64' : /-arm(-|$)/.test(n) ? 'arm' : undefined;
   const libc = /musl/.test(n) ? 'musl' : os === 'linux' ? 'glibc' : undefined;
   return { os, cpu, libc };
@@ -37,7 +45,9 @@ for (const [path, entry] of Object.entries(packages)) {
     added++;
   }
 }
-const sorted = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))));
+const sorted = Object.fromEntries(
+  Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))),
+);
 lock.packages = sorted;
 fs.writeFileSync(LOCK, `${JSON.stringify(lock, null, 2)}\n`);
 console.log(`recorded ${added} platform packages`);
