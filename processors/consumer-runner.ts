@@ -35,6 +35,8 @@ export interface ProcessorDefinition<In, Out> {
   /** Pure: the same record always gives the same result. Throwing counts as a dead letter. */
   handle(record: DecodedRecord<In>): StepResult<Out>;
   sink: Sink<Out>;
+  /** Optional: releases what the step holds (state stores, timers), after the runner stopped. */
+  close?(): Promise<void>;
 }
 
 /**
@@ -313,6 +315,9 @@ export class ConsumerRunner<In, Out> {
         'could not write before stopping; uncommitted records will be delivered again',
       );
     }
+    await this.def
+      .close?.()
+      .catch((err: unknown) => this.logger.error({ step: this.def.name, err }, 'close failed'));
     this.logger.info({ step: this.def.name, ...this.stats }, 'consumer stopped');
   }
 }
