@@ -1,0 +1,105 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { DeliveryKit } from '../../processors/delivery/kit.ts';
+import { AlertsStore } from '../../projections/alerts/alerts-store.ts';
+import type { Accounts } from '../../projections/state/accounts.ts';
+import type { StateStore } from '../../projections/state/state-store.ts';
+import { invalidParameter, problem } from '../problem.ts';
+import { withProblems } from '../schemas.ts';
+
+const DisableView = Type.Object({
+  alert: Type.Object({ id: Type.String(), title: Type.String(), is_active: Type.Boolean() }),
+  email: Type.String({ description: 'the recipient the link was mailed to' }),
+  disable: Type.Object(
+    { method: Type.String(), url: Type.String() },
+    { description: 'how to disable the alert with this token' },
+  ),
+});
+
+const TokenSchema = Type.String({
+  minLength: 1,
+  maxLength: 1000,
+  description: 'the token from the email footer',
+});
+
+/**
+ * The email-footer disable link: public, authorised by a signed token carrying the alert id and
+ * the recipient (`GET` describes, `POST` disables). `POST` takes the token in a JSON body or in
+ * the query string, and accepts the one-click form post mail clients send for
+ * `List-Unsubscribe-Post` (RFC 8058).
+ */
+export const alertDisableRoutes: FastifyPluginAsyncTypebox<{
+  state: StateStore;
+  accounts: Accounts;
+  delivery: DeliveryKit;
+}> = async (app, { state, accounts, delivery }) => {
+  const alerts = new AlertsStore(state);
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(String(body))));
+  });
+
+  async function resolve(token: string, location: string) {
+    const payload = delivery.disableTokens.verify<{ a?: unknown; e?: unknown }>(token);
+    if (!payload || typeof payload.a !== 'string' || typeof payload.e !== 'string') {
+      throw invalidParameter(location, 'is not a valid disable token', token);
+    }
+    const alert = await alerts.get(payload.a);
+    if (!alert) throw problem('not_found', 'The alert of this link no longer exists.');
+    return { alert, email: payload.e };
+  }
+
+  const view = (alert: { id: string; title: string; is_active: boolean }, email: string) => ({
+    alert: { id: alert.id, title: alert.title, is_active: alert.is_active },
+    email,
+    disable: { method: 'POST', url: `${delivery.settings.publicUrl}/v1/alerts/disable` },
+  });
+
+  app.get(
+    '/v1/alerts/disable',
+    {
+      config: { public: true },
+      schema: {
+        tags: ['alerts'],
+        summary: 'Check an email-footer disable token and describe the alert it disables',
+        querystring: Type.Object({ token: TokenSchema }),
+        response: withProblems({ 200: DisableView }),
+      },
+    },
+    async (request) => {
+      const { alert, email } = await resolve(request.query.token, 'query.token');
+      return view(alert, email);
+    },
+  );
+
+  app.post(
+    '/v1/alerts/disable',
+    {
+      config: { public: true },
+      schema: {
+        tags: ['alerts'],
+        summary: 'Disable (pause) the alert of an email-footer token',
+        description:
+          'Send the token as `{"token": …}` or as the `token` query parameter. Disabling twice is harmless.',
+        querystring: Type.Object({ token: Type.Optional(TokenSchema) }),
+        body: Type.Optional(
+          Type.Object({ token: Type.Optional(TokenSchema) }, { additionalProperties: true }),
+        ),
+        response: withProblems({ 200: DisableView }),
+      },
+    },
+    async (request) => {
+      const fromBody = (request.body as { token?: string } | undefined)?.token;
+      const token = fromBody ?? request.query.token;
+      if (!token) throw invalidParameter('body.token', 'is required (or pass it as ?token=)');
+      const { alert, email } = await resolve(token, fromBody ? 'body.token' : 'query.token');
+      if (!alert.is_active) return view(alert, email);
+      const project = await accounts.project(alert.project_id);
+      if (!project) throw problem('not_found', 'The alert of this link no longer exists.');
+      const plan = await accounts.plan(project.plan_code);
+      const updated = await alerts.update(alert.id, { is_active: false }, { plan, project });
+      if (!updated) throw problem('not_found', 'The alert of this link no longer exists.');
+      request.log.info({ alert: alert.id }, 'alert disabled from an email link');
+      return view(updated, email);
+    },
+  );
+};

@@ -1,0 +1,160 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { DeliveryKit } from '../../processors/delivery/kit.ts';
+import type { ChatConnection } from '../../projections/alerts/chat-connections.ts';
+import { decodeCursor, encodeCursor, ListEnvelope, pageOf, pageQuery } from '../pagination.ts';
+import { problem } from '../problem.ts';
+import { Timestamp, withProblems } from '../schemas.ts';
+import { requireOwnProject } from './webhooks.ts';
+
+const ChatConnectionSchema = Type.Object({
+  id: Type.String(),
+  project_id: Type.String(),
+  name: Type.String(),
+  team_id: Type.Union([Type.String(), Type.Null()], { description: 'workspace id on the chat platform' }),
+  team_name: Type.Union([Type.String(), Type.Null()]),
+  surface: Type.String(),
+  created_at: Timestamp,
+});
+
+const ChatChannelSchema = Type.Object({
+  id: Type.String({ description: 'use as `chat_channel_id` in an alert notification' }),
+  name: Type.String(),
+  is_private: Type.Boolean(),
+  is_member: Type.Boolean({
+    description: 'whether the bot is in the channel (it can post only where it is)',
+  }),
+});
+
+const view = (c: ChatConnection) => ({
+  id: c.id,
+  project_id: c.project_id,
+  name: c.name,
+  team_id: c.team_id,
+  team_name: c.team_name,
+  surface: c.surface,
+  created_at: new Date(c.created_at).toISOString(),
+});
+
+const ConnectionParams = Type.Object({
+  projectId: Type.String({ maxLength: 200 }),
+  id: Type.String({ maxLength: 200 }),
+});
+
+const AUTH_ERRORS = new Set([
+  'invalid_auth',
+  'not_authed',
+  'account_inactive',
+  'token_revoked',
+  'token_expired',
+]);
+
+/**
+ * Team-chat connections. The path segment keeps the platform's product name as the interface
+ * gives it. Connecting a workspace is an install done from the dashboard (operators:
+ * `earshot chat connect`); the API lists, browses channels and deletes.
+ */
+export const chatRoutes: FastifyPluginAsyncTypebox<{ delivery: DeliveryKit; dashboardUrl: string }> = async (
+  app,
+  { delivery, dashboardUrl },
+) => {
+  const base = '/v1/projects/:projectId/slack/connections';
+  const notFound = (id: string) =>
+    problem('not_found', `No team-chat connection ${id} in this project.`, {
+      errors: [{ location: 'path.id', message: 'no such connection', value: id }],
+    });
+
+  app.get(
+    base,
+    {
+      schema: {
+        tags: ['team chat'],
+        summary: 'List connected team-chat workspaces',
+        params: Type.Object({ projectId: Type.String({ maxLength: 200 }) }),
+        querystring: Type.Object(pageQuery()),
+        response: withProblems({ 200: ListEnvelope(ChatConnectionSchema) }),
+      },
+    },
+    async (request) => {
+      const principal = requireOwnProject(request, request.params.projectId);
+      const endpoint = 'chat-connections';
+      const limit = request.query.limit ?? 25;
+      const after = decodeCursor(endpoint, request.query.cursor, Type.String());
+      const rows = await delivery.chat.list(principal.project.id, after, limit + 1);
+      return pageOf(endpoint, rows, limit, view, (c) => c.id);
+    },
+  );
+
+  app.get(
+    `${base}/:id/channels`,
+    {
+      schema: {
+        tags: ['team chat'],
+        summary: 'Channels a connection can post to (read from the chat platform)',
+        params: ConnectionParams,
+        querystring: Type.Object(pageQuery({ fallback: 100 })),
+        response: withProblems({ 200: ListEnvelope(ChatChannelSchema) }),
+      },
+    },
+    async (request) => {
+      const principal = requireOwnProject(request, request.params.projectId);
+      const connection = await delivery.chat.get(principal.project.id, request.params.id);
+      if (!connection) throw notFound(request.params.id);
+      const endpoint = `chat-channels:${connection.id}`;
+      const cursor = decodeCursor(endpoint, request.query.cursor, Type.String());
+      const res = await delivery.chatApi.channels(connection.token, {
+        cursor,
+        limit: request.query.limit ?? 100,
+      });
+      if (!res.ok || !res.data) {
+        if (AUTH_ERRORS.has(res.error ?? '')) {
+          throw problem(
+            'unprocessable_entity',
+            `The chat platform no longer accepts this connection's token (${res.error}).`,
+            {
+              resolve: {
+                message:
+                  'Reinstall the app for this workspace from the dashboard, then use the new connection.',
+                action: 'reconnect_chat_workspace',
+                url: `${dashboardUrl.replace(/\/$/, '')}/integrations`,
+              },
+            },
+          );
+        }
+        throw problem(
+          'service_unavailable',
+          `The chat platform could not list channels: ${res.error ?? 'no answer'}.`,
+          {
+            headers: res.retryAfterMs
+              ? { 'retry-after': String(Math.ceil(res.retryAfterMs / 1000)) }
+              : undefined,
+          },
+        );
+      }
+      const next = res.data.next_cursor;
+      return {
+        data: res.data.channels,
+        has_more: Boolean(next),
+        ...(next ? { cursor: encodeCursor(endpoint, next) } : {}),
+      };
+    },
+  );
+
+  app.delete(
+    `${base}/:id`,
+    {
+      schema: {
+        tags: ['team chat'],
+        summary: 'Delete a team-chat connection (soft); alerts posting through it skip it',
+        params: ConnectionParams,
+        response: withProblems({ 204: Type.Null() }),
+      },
+    },
+    async (request, reply) => {
+      const principal = requireOwnProject(request, request.params.projectId);
+      if (!(await delivery.chat.delete(principal.project.id, request.params.id)))
+        throw notFound(request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,211 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyBaseLogger } from 'fastify';
+import {
+  issueVerificationToken,
+  mailVerification,
+  sendVerification,
+  verifyToken,
+} from '../../processors/delivery/email-verification.ts';
+import type { DeliveryKit } from '../../processors/delivery/kit.ts';
+import { alertsUsingNotificationEmail } from '../../projections/alerts/alerts-store.ts';
+import type { StateStore } from '../../projections/state/state-store.ts';
+import { principalOf } from '../plugins/authentication.ts';
+import { problem } from '../problem.ts';
+import { Timestamp, withProblems } from '../schemas.ts';
+
+const NotificationEmail = Type.Object({
+  id: Type.String(),
+  organization_id: Type.String(),
+  email: Type.String(),
+  verified: Type.Boolean(),
+  verified_at: Type.Union([Timestamp, Type.Null()]),
+  created_at: Timestamp,
+});
+
+interface EmailRow {
+  id: string;
+  organization_id: string;
+  email: string;
+  verified_at: Date | null;
+  created_at: Date;
+}
+
+const emailView = (e: EmailRow) => ({
+  id: e.id,
+  organization_id: e.organization_id,
+  email: e.email,
+  verified: e.verified_at !== null,
+  verified_at: e.verified_at ? new Date(e.verified_at).toISOString() : null,
+  created_at: new Date(e.created_at).toISOString(),
+});
+
+/**
+ * Issues the verification token of a newly added address and mails the link in the background
+ * (the API answers without waiting for the SMTP server); failures are logged, never raised.
+ */
+export function verificationSender(state: StateStore, delivery: DeliveryKit, log: FastifyBaseLogger) {
+  return async (row: { id: string; email: string }): Promise<void> => {
+    try {
+      const token = await issueVerificationToken(state, row.id);
+      if (!delivery.mailer) {
+        log.warn({ id: row.id }, 'no verification mail sent: SMTP_URL is not set');
+        return;
+      }
+      mailVerification(delivery.mailer, delivery.settings.publicUrl, row, token).catch((err: unknown) =>
+        log.error({ err, id: row.id }, 'could not send the verification mail'),
+      );
+    } catch (err) {
+      log.error({ err, id: row.id }, 'could not issue a verification token');
+    }
+  };
+}
+
+/**
+ * Notification emails beyond create and list (api/routes/accounts.ts): verification by the
+ * mailed token (public: the link is opened from a mailbox), sending the mail again, and
+ * deletion, which is refused while any alert of the organization lists the address.
+ */
+export const notificationEmailRoutes: FastifyPluginAsyncTypebox<{
+  state: StateStore;
+  delivery: DeliveryKit;
+}> = async (app, { state, delivery }) => {
+  const invalidToken = (location: string, token: string) =>
+    problem('validation_error', 'The verification token is unknown, already used or expired.', {
+      errors: [{ location, message: 'is unknown, used or expired', value: token }],
+      resolve: {
+        message: 'Ask for a new verification mail, then follow its link.',
+        action: 'resend_verification',
+        endpoint: '/v1/notification-emails/{id}/resend-verification',
+        method: 'POST',
+      },
+    });
+
+  const TokenSchema = Type.String({
+    minLength: 1,
+    maxLength: 200,
+    description: 'the token from the mailed link',
+  });
+
+  app.get(
+    '/v1/notification-emails/verify',
+    {
+      config: { public: true },
+      schema: {
+        tags: ['notification emails'],
+        summary: 'Verify a notification email (the link in the verification mail)',
+        querystring: Type.Object({ token: TokenSchema }),
+        response: withProblems({ 200: NotificationEmail }),
+      },
+    },
+    async (request) => {
+      const row = await verifyToken(state, request.query.token);
+      if (!row) throw invalidToken('query.token', request.query.token);
+      return emailView(row);
+    },
+  );
+
+  app.post(
+    '/v1/notification-emails/verify',
+    {
+      config: { public: true },
+      schema: {
+        tags: ['notification emails'],
+        summary: 'Verify a notification email with the mailed token',
+        body: Type.Object({ token: TokenSchema }),
+        response: withProblems({ 200: NotificationEmail }),
+      },
+    },
+    async (request) => {
+      const row = await verifyToken(state, request.body.token);
+      if (!row) throw invalidToken('body.token', request.body.token);
+      return emailView(row);
+    },
+  );
+
+  async function ownAddress(id: string, organizationId: string): Promise<EmailRow> {
+    const [row] = await state.query<EmailRow>(
+      `SELECT id, organization_id, email, verified_at, created_at FROM notification_emails
+       WHERE id = $1 AND organization_id = $2 AND deleted_at IS NULL`,
+      [id, organizationId],
+    );
+    if (!row) {
+      throw problem('not_found', `No notification email ${id} in this organization.`, {
+        errors: [{ location: 'path.id', message: 'no such notification email', value: id }],
+      });
+    }
+    return row;
+  }
+
+  app.post(
+    '/v1/notification-emails/:id/resend-verification',
+    {
+      schema: {
+        tags: ['notification emails'],
+        summary: 'Send the verification mail again (the previous link stops working)',
+        params: Type.Object({ id: Type.String({ maxLength: 200 }) }),
+        response: withProblems({ 202: Type.Object({ id: Type.String(), email: Type.String() }) }),
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const row = await ownAddress(request.params.id, principal.project.organization_id);
+      if (row.verified_at) throw problem('conflict', `${row.email} is already verified.`);
+      if (!delivery.mailer) {
+        throw problem(
+          'service_unavailable',
+          'Email is not configured on this deployment (SMTP_URL is unset).',
+        );
+      }
+      await sendVerification(state, delivery.mailer, delivery.settings.publicUrl, row);
+      return reply.code(202).send({ id: row.id, email: row.email });
+    },
+  );
+
+  app.delete(
+    '/v1/notification-emails/:id',
+    {
+      schema: {
+        tags: ['notification emails'],
+        summary: 'Delete a notification email (refused while an alert lists it)',
+        params: Type.Object({ id: Type.String({ maxLength: 200 }) }),
+        response: withProblems({ 204: Type.Null() }),
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const orgId = principal.project.organization_id;
+      const row = await ownAddress(request.params.id, orgId);
+      const using = await alertsUsingNotificationEmail(state, orgId, row.email);
+      if (using.length > 0) {
+        const first = using[0]!;
+        throw problem(
+          'notification_email_in_use',
+          `${row.email} is a notification channel of ${using.length} alert${using.length === 1 ? '' : 's'} ` +
+            `(${using
+              .slice(0, 10)
+              .map((a) => a.id)
+              .join(', ')}${using.length > 10 ? ', …' : ''}).`,
+          {
+            errors: using.slice(0, 100).map((a) => ({
+              location: 'path.id',
+              message: `listed in the notifications of alert ${a.id} ("${a.title}")`,
+              value: a.id,
+            })),
+            resolve: {
+              message: `Remove ${row.email} from the notifications of every alert that lists it, then delete it again.`,
+              action: 'edit_monitor_notifications',
+              endpoint: `/v1/alerts/${first.id}`,
+              method: 'PATCH',
+            },
+          },
+        );
+      }
+      await state.query(
+        'UPDATE notification_emails SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL',
+        [row.id],
+      );
+      return reply.code(204).send(null);
+    },
+  );
+};

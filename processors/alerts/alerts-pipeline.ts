@@ -1,0 +1,139 @@
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { type EventProducer, outputSink } from '../../ingest/event-producer.ts';
+import { AlertIndex } from '../../projections/alerts/alert-index.ts';
+import { deliveriesProjector } from '../../projections/alerts/deliveries-projector.ts';
+import { matchesProjector } from '../../projections/alerts/matches-projector.ts';
+import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
+import type { StateStore } from '../../projections/state/state-store.ts';
+import { TOPICS } from '../../schemas/topics.ts';
+import type { ProcessorDefinition } from '../consumer-runner.ts';
+import { DigestScheduler } from './digest-scheduler.ts';
+import { EpisodeFactsStore } from './episode-facts.ts';
+import { AlertMatcher } from './matcher.ts';
+import { DeliveryPlanner } from './planner.ts';
+
+/**
+ * The alert side of the pipeline, built once per process: the in-memory alert index shared by
+ * the matcher and the planner, the matcher's episode store (LMDB under the data dir, opened by
+ * the first process step that needs it), and the steps and timers:
+ *
+ * | step / task              | role        | reads                                  | writes                |
+ * |--------------------------|-------------|----------------------------------------|-----------------------|
+ * | alert-matcher            | processors  | episodes.published, .transcripts, .clips, mentions.detected, speakers.identified | alerts.matched |
+ * | delivery-planner         | processors  | alerts.matched (realtime)              | deliveries.requested  |
+ * | digest scheduler (timer) | processors  | alert_matches (state store)            | deliveries.requested  |
+ * | alert-matches-projector  | projectors  | alerts.matched                         | alert_matches         |
+ * | deliveries-projector     | projectors  | deliveries.requested, .attempted, .delivered, .abandoned | deliveries, delivery_channels, delivery_matches, delivery_outcomes |
+ */
+export interface AlertsDeps {
+  state: StateStore;
+  catalog: CatalogReader;
+  producer: EventProducer;
+  logger: Logger;
+  /** Directory of the matcher's episode store. */
+  dir: string;
+  clock?: () => number;
+  indexPollMs?: number;
+  speakerGraceMs?: number;
+  digestIntervalMs?: number;
+  digestGraceMs?: number;
+}
+
+export class AlertsRuntime {
+  readonly index: AlertIndex;
+  readonly matcher: AlertMatcher;
+  readonly planner: DeliveryPlanner;
+  readonly scheduler: DigestScheduler;
+  private store?: EpisodeFactsStore;
+
+  constructor(readonly deps: AlertsDeps) {
+    const { state, catalog, producer, logger, clock } = deps;
+    this.index = new AlertIndex(state, { pollMs: deps.indexPollMs });
+    this.matcher = new AlertMatcher({
+      index: this.index,
+      store: () => {
+        this.store ??= new EpisodeFactsStore(deps.dir);
+        return this.store;
+      },
+      output: outputSink(producer, { matches: TOPICS.alertMatches }),
+      logger,
+      clock,
+      speakerGraceMs: deps.speakerGraceMs,
+    });
+    const requested = outputSink(producer, { requested: TOPICS.deliveriesRequested });
+    this.planner = new DeliveryPlanner({
+      index: this.index,
+      state,
+      catalog,
+      output: requested,
+      logger,
+      clock,
+    });
+    this.scheduler = new DigestScheduler({
+      state,
+      catalog,
+      output: requested,
+      logger,
+      clock,
+      intervalMs: deps.digestIntervalMs,
+      graceMs: deps.digestGraceMs,
+    });
+  }
+
+  steps(): { role: 'processors' | 'projectors'; definition: ProcessorDefinition<unknown, unknown> }[] {
+    const def = <I, O>(d: ProcessorDefinition<I, O>) => d as unknown as ProcessorDefinition<unknown, unknown>;
+    return [
+      { role: 'processors', definition: def(this.matcher.definition()) },
+      { role: 'processors', definition: def(this.planner.definition()) },
+      { role: 'projectors', definition: def(matchesProjector(this.deps.state)) },
+      { role: 'projectors', definition: def(deliveriesProjector(this.deps.state)) },
+    ];
+  }
+
+  /** Timers of the processors role: alert index polling, backfills, speaker waits, digests. */
+  tasks(): { role: 'processors'; name: string; start(): Promise<void>; stop(): Promise<void> }[] {
+    return [
+      {
+        role: 'processors',
+        name: 'alert-matcher',
+        start: () => this.matcher.start(),
+        stop: async () => {
+          await this.matcher.stop();
+          await this.store?.close();
+          this.store = undefined;
+        },
+      },
+      {
+        role: 'processors',
+        name: 'digest-scheduler',
+        start: async () => this.scheduler.start(),
+        stop: () => this.scheduler.stop(),
+      },
+    ];
+  }
+}
+
+const runtimes = new WeakMap<object, AlertsRuntime>();
+
+/** The alerts runtime of a platform (one per process). */
+export function alertsRuntime(platform: {
+  state: StateStore;
+  catalog: CatalogReader;
+  producer: EventProducer;
+  logger: Logger;
+  config: { dataDir: string };
+}): AlertsRuntime {
+  let rt = runtimes.get(platform);
+  if (!rt) {
+    rt = new AlertsRuntime({
+      state: platform.state,
+      catalog: platform.catalog,
+      producer: platform.producer,
+      logger: platform.logger,
+      dir: path.join(platform.config.dataDir, 'alert-matcher'),
+    });
+    runtimes.set(platform, rt);
+  }
+  return rt;
+}

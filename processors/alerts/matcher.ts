@@ -1,0 +1,484 @@
+import type { Logger } from 'pino';
+import type { OutputEvent } from '../../ingest/event-producer.ts';
+import type { AlertIndex, IndexedAlert } from '../../projections/alerts/alert-index.ts';
+import { type Alert, BACKFILL_DAYS, DAY_MS } from '../../projections/alerts/alert-model.ts';
+import type {
+  AlertMatched,
+  Clips,
+  EpisodePublished,
+  MentionsDetected,
+  SpeakersIdentified,
+  Transcript,
+} from '../../schemas/generated/index.ts';
+import { TOPICS } from '../../schemas/topics.ts';
+import type { DecodedRecord, ProcessorDefinition } from '../consumer-runner.ts';
+import { ok, type StepResult, skip } from '../step-result.ts';
+import {
+  type EpisodeFacts,
+  type EpisodeFactsStore,
+  type FactClip,
+  type FactLine,
+  publishedAt,
+} from './episode-facts.ts';
+import { EpisodeRenderer, mentionMatch, mentionReady, speakerMatch, speakerReady } from './match-builder.ts';
+
+/**
+ * The alert matcher: turns what is known about each episode into `alerts.matched` events, one
+ * per alert and episode (the match id derives from both, so replays and retries repeat it).
+ *
+ * - handle (pure): each input record becomes a compact fact about one episode.
+ * - sink: merges the facts into the episode store (any arrival order), and once an episode is
+ *   ready (transcript + mentions, and speakers or a short wait for them; transcript + speakers
+ *   for speaker alerts) matches it against the in-memory alert index, produces the matches,
+ *   then records the episode. Offsets are committed after that, so a crash repeats, never
+ *   loses, a match.
+ * - backfill: when the index reports an alert this store has never swept (a new alert, or one
+ *   first activated), its entities' episodes of the previous 7 days are matched at once.
+ *   Episodes that were ready before the alert became active are `is_backfilled` (never
+ *   delivered); those that became ready after it are ordinary matches (the alert was live, the
+ *   index had not caught up yet).
+ * - episodes waiting for speakers are re-examined on a timer once their wait is over.
+ *
+ * Sink writes, sweeps and the timer run one at a time.
+ */
+export type MatcherOutput = OutputEvent<'matches', AlertMatched>;
+
+export type FactItem =
+  | {
+      kind: 'episode';
+      episode_id: string;
+      podcast_id: string;
+      published_at: number;
+      language: string | null;
+      audio_url: string | null;
+    }
+  | { kind: 'transcript'; episode_id: string; language: string; lines: FactLine[] }
+  | { kind: 'clips'; episode_id: string; clips: FactClip[] }
+  | { kind: 'mentions'; episode_id: string; value: MentionsDetected }
+  | { kind: 'speakers'; episode_id: string; value: SpeakersIdentified };
+
+/** Episodes matched and produced at a time within one sink write. */
+const EVALUATE_SLICE = 200;
+
+export const MATCHER_INPUTS = [
+  TOPICS.episodes,
+  TOPICS.transcripts,
+  TOPICS.clips,
+  TOPICS.mentions,
+  TOPICS.speakers,
+];
+
+/** Pure: one input record → one fact. */
+export function toFact(record: DecodedRecord<unknown>): StepResult<FactItem> {
+  switch (record.topic) {
+    case TOPICS.episodes.name: {
+      const e = record.value as EpisodePublished;
+      return ok({
+        kind: 'episode',
+        episode_id: e.id,
+        podcast_id: e.podcast_id,
+        published_at: e.published_at,
+        language: e.language,
+        audio_url: e.audio_url,
+      });
+    }
+    case TOPICS.transcripts.name: {
+      const t = record.value as Transcript;
+      return ok({
+        kind: 'transcript',
+        episode_id: t.episode_id,
+        language: t.language,
+        lines: t.lines.map((l) => ({
+          n: l.number,
+          s: l.speaker,
+          r: l.role,
+          a: l.start_seconds,
+          b: l.end_seconds,
+          t: l.text,
+        })),
+      });
+    }
+    case TOPICS.clips.name: {
+      const c = record.value as Clips;
+      return ok({
+        kind: 'clips',
+        episode_id: c.episode_id,
+        clips: c.clips.map((x) => ({
+          id: x.id,
+          type: x.type,
+          title: x.title,
+          start_seconds: x.start_seconds,
+          end_seconds: x.end_seconds,
+          audio_url: x.audio_url,
+          speaker: x.speaker,
+        })),
+      });
+    }
+    case TOPICS.mentions.name: {
+      const m = record.value as MentionsDetected;
+      return ok({ kind: 'mentions', episode_id: m.episode_id, value: m });
+    }
+    case TOPICS.speakers.name: {
+      const s = record.value as SpeakersIdentified;
+      return ok({ kind: 'speakers', episode_id: s.episode_id, value: s });
+    }
+    default:
+      return skip(`not an input of the matcher: ${record.topic}`);
+  }
+}
+
+function linesByEntity(mentions: MentionsDetected['mentions']): Record<string, number[]> {
+  const out: Record<string, number[]> = {};
+  for (const m of mentions) {
+    const list = out[m.entity_id];
+    if (!list) out[m.entity_id] = [m.line_number];
+    else if (!list.includes(m.line_number)) list.push(m.line_number);
+  }
+  return out;
+}
+
+function merge(f: EpisodeFacts, item: FactItem, now: number): FactLine[] | undefined {
+  f.touched_at = now;
+  switch (item.kind) {
+    case 'episode':
+      f.podcast_id = item.podcast_id;
+      f.published_at = item.published_at;
+      f.episode_language = item.language;
+      f.audio_url = item.audio_url;
+      return undefined;
+    case 'transcript':
+      f.transcript_language = item.language;
+      f.has_lines = true;
+      f.line_count = item.lines.length;
+      return item.lines;
+    case 'clips':
+      f.clips = item.clips;
+      return undefined;
+    case 'mentions': {
+      const m = item.value;
+      f.mentions = {
+        language: m.language,
+        podcast_id: m.podcast_id,
+        published_at: m.published_at,
+        detected_at: m.detected_at,
+        lines: linesByEntity(m.mentions),
+        entities: m.entities.map((e) => ({ ...e })),
+        received_at: now,
+      };
+      return undefined;
+    }
+    case 'speakers': {
+      const s = item.value;
+      f.speakers = {
+        language: s.language,
+        podcast_id: s.podcast_id,
+        published_at: s.published_at,
+        identified_at: s.identified_at,
+        list: s.speakers.map((x) => ({
+          label: x.label,
+          person_id: x.person_id,
+          name: x.name,
+          role: x.role,
+          line_count: x.line_count,
+        })),
+      };
+      return undefined;
+    }
+  }
+}
+
+export interface MatcherOptions {
+  index: AlertIndex;
+  /** Opened on first use (only processes running the matcher open it). */
+  store: () => EpisodeFactsStore;
+  output: { write(items: MatcherOutput[]): Promise<void> };
+  logger: Logger;
+  clock?: () => number;
+  /** How long mention matching waits for speakers.identified after mentions.detected. */
+  speakerGraceMs?: number;
+  /** Episodes untouched for this long are dropped from the store. */
+  retentionDays?: number;
+  timerMs?: number;
+}
+
+interface Work {
+  facts: EpisodeFacts;
+  previous?: EpisodeFacts;
+  lines?: FactLine[];
+  renderer?: EpisodeRenderer;
+}
+
+export interface MatcherStats {
+  facts: number;
+  matches: number;
+  backfilled: number;
+  sweeps: number;
+}
+
+export class AlertMatcher {
+  readonly stats: MatcherStats = { facts: 0, matches: 0, backfilled: 0, sweeps: 0 };
+  private readonly clock: () => number;
+  private readonly graceMs: number;
+  private readonly retentionMs: number;
+  private queue: Promise<unknown> = Promise.resolve();
+  /** episode id → when its wait for speakers is over */
+  private pending?: Map<string, number>;
+  private timer?: NodeJS.Timeout;
+  private lastPrune = 0;
+  private unsubscribe?: () => void;
+  private started?: Promise<void>;
+
+  constructor(private readonly opts: MatcherOptions) {
+    this.clock = opts.clock ?? Date.now;
+    this.graceMs = opts.speakerGraceMs ?? 5000;
+    this.retentionMs = (opts.retentionDays ?? BACKFILL_DAYS + 1) * DAY_MS;
+  }
+
+  definition(): ProcessorDefinition<unknown, FactItem> {
+    return {
+      name: 'alert-matcher',
+      groupId: 'processor.alert-matcher',
+      inputs: MATCHER_INPUTS,
+      handle: toFact,
+      sink: { write: (items) => this.ingest(items) },
+    };
+  }
+
+  private get store(): EpisodeFactsStore {
+    return this.opts.store();
+  }
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Loads the index, sweeps alerts never swept, and starts the timers. Idempotent. */
+  start(): Promise<void> {
+    this.started ??= (async () => {
+      this.unsubscribe = this.opts.index.onChange((changed) => this.onAlertsChanged(changed));
+      await this.opts.index.ready();
+      await this.onAlertsChanged([...this.opts.index.all()].map((e) => e.alert));
+      this.opts.index.start();
+      const tick = () => {
+        this.timer = setTimeout(async () => {
+          try {
+            await this.tick();
+          } catch (err) {
+            this.opts.logger.warn({ err }, 'alert matcher timer failed; retrying');
+          }
+          if (this.timer) tick();
+        }, this.opts.timerMs ?? 250);
+        this.timer.unref?.();
+      };
+      tick();
+    })();
+    return this.started;
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.unsubscribe?.();
+    this.opts.index.stop();
+    await this.queue;
+  }
+
+  /** The sink: merge facts, match what became ready, produce, record. */
+  async ingest(items: FactItem[]): Promise<void> {
+    await this.start();
+    await this.exclusive(async () => {
+      const now = this.clock();
+      const work = new Map<string, Work>();
+      for (const item of items) {
+        let w = work.get(item.episode_id);
+        if (!w) {
+          const previous = this.store.get(item.episode_id);
+          w = {
+            previous,
+            // Shallow: merging replaces whole parts, never edits them in place.
+            facts: previous ? { ...previous } : { episode_id: item.episode_id, matched: [], touched_at: now },
+          };
+          work.set(item.episode_id, w);
+        }
+        const lines = merge(w.facts, item, now);
+        if (lines) w.lines = lines;
+        this.stats.facts++;
+      }
+      await this.evaluateAndWrite([...work.values()], now);
+    });
+  }
+
+  /**
+   * Matches the episodes of `work` and produces the matches, a slice of episodes at a time (so
+   * the rendered windows of one slice are garbage before the next), then records the episodes.
+   */
+  private async evaluateAndWrite(work: Work[], now: number): Promise<void> {
+    const setMeta: [string, string, number][] = [];
+    const removeMeta: [string, string][] = [];
+    const pending = this.pendingMap();
+    for (let i = 0; i < work.length; i += EVALUATE_SLICE) {
+      const outputs: MatcherOutput[] = [];
+      for (const w of work.slice(i, i + EVALUATE_SLICE)) {
+        for (const m of this.evaluate(w, now)) outputs.push({ output: 'matches', key: m.alert_id, value: m });
+        w.renderer = undefined;
+        const f = w.facts;
+        const waiting = Boolean(f.has_lines && f.mentions && !f.speakers && f.mention_ready_at === undefined);
+        if (waiting && !pending.has(f.episode_id)) {
+          const due = f.mentions!.received_at + this.graceMs;
+          pending.set(f.episode_id, due);
+          setMeta.push(['pending', f.episode_id, due]);
+        } else if (!waiting && pending.has(f.episode_id)) {
+          pending.delete(f.episode_id);
+          removeMeta.push(['pending', f.episode_id]);
+        }
+      }
+      if (outputs.length > 0) await this.opts.output.write(outputs);
+      this.stats.matches += outputs.length;
+    }
+    await this.store.write(work, { set: setMeta, remove: removeMeta });
+  }
+
+  private renderer(w: Work): EpisodeRenderer {
+    w.renderer ??= new EpisodeRenderer(w.facts, w.lines ?? this.store.linesOf(w.facts.episode_id) ?? []);
+    return w.renderer;
+  }
+
+  /** Matches a ready episode against every live alert not yet matched on it. */
+  private evaluate(w: Work, now: number): AlertMatched[] {
+    const f = w.facts;
+    const matched = new Set(f.matched);
+    const out: AlertMatched[] = [];
+    let renderer: EpisodeRenderer | undefined;
+    const ctx = { detectedAt: now, isBackfilled: false };
+    if (mentionReady(f, now, this.graceMs)) {
+      f.mention_ready_at ??= now;
+      const seen = new Set<IndexedAlert>();
+      for (const e of f.mentions!.entities) {
+        for (const entry of this.opts.index.mentionAlerts(e.entity_id) ?? []) {
+          if (seen.has(entry) || matched.has(entry.alert.id)) continue;
+          seen.add(entry);
+          renderer ??= this.renderer(w);
+          const m = mentionMatch(entry, renderer, ctx);
+          if (m) {
+            out.push(m);
+            matched.add(m.alert_id);
+          }
+        }
+      }
+    }
+    if (speakerReady(f)) {
+      f.speaker_ready_at ??= now;
+      const seen = new Set<IndexedAlert>();
+      for (const s of f.speakers!.list) {
+        if (!s.person_id) continue;
+        for (const entry of this.opts.index.speakerAlerts(s.person_id) ?? []) {
+          if (seen.has(entry) || matched.has(entry.alert.id)) continue;
+          seen.add(entry);
+          renderer ??= this.renderer(w);
+          const m = speakerMatch(entry, renderer, ctx);
+          if (m) {
+            out.push(m);
+            matched.add(m.alert_id);
+          }
+        }
+      }
+    }
+    if (out.length > 0) f.matched = [...matched];
+    return out;
+  }
+
+  private pendingMap(): Map<string, number> {
+    if (!this.pending) {
+      this.pending = new Map(this.store.metaEntries('pending').map((e) => [e.key, e.value]));
+    }
+    return this.pending;
+  }
+
+  /** Episodes whose wait for speakers is over are matched; old episodes are pruned hourly. */
+  async tick(): Promise<void> {
+    const now = this.clock();
+    const pending = this.pendingMap();
+    const due = [...pending].filter(([, at]) => at <= now).map(([id]) => id);
+    if (due.length > 0) {
+      await this.exclusive(async () => {
+        const work: Work[] = [];
+        for (const id of due) {
+          const previous = this.store.get(id);
+          if (!previous) {
+            pending.delete(id);
+            await this.store.write([], { remove: [['pending', id]] });
+            continue;
+          }
+          work.push({ previous, facts: { ...previous } });
+        }
+        await this.evaluateAndWrite(work, now);
+      });
+    }
+    if (now - this.lastPrune > 3_600_000) {
+      this.lastPrune = now;
+      await this.exclusive(async () => {
+        const removed = await this.store.prune(now - this.retentionMs);
+        if (removed > 0) this.opts.logger.info({ removed }, 'alert matcher pruned old episodes');
+      });
+    }
+  }
+
+  private async onAlertsChanged(changed: Alert[]): Promise<void> {
+    const toSweep = changed.filter(
+      (a) => this.opts.index.get(a.id) !== undefined && this.store.metaGet('backfilled', a.id) === undefined,
+    );
+    if (toSweep.length > 0) await this.exclusive(() => this.sweep(toSweep.map((a) => a.id)));
+  }
+
+  /** The one-time backfill of alerts over the episodes of the previous BACKFILL_DAYS days. */
+  private async sweep(alertIds: string[]): Promise<void> {
+    const now = this.clock();
+    const since = now - BACKFILL_DAYS * DAY_MS;
+    const work = new Map<string, Work>();
+    const outputs: MatcherOutput[] = [];
+    const done: [string, string, number][] = [];
+    for (const id of alertIds) {
+      const entry = this.opts.index.get(id);
+      if (!entry) continue;
+      const { alert } = entry;
+      const activatedAt = (alert.activated_at ?? alert.created_at).getTime();
+      const kind = alert.kind === 'ENTITY_MENTION' ? 'm' : 's';
+      const episodes = new Set<string>();
+      for (const entityId of entry.entities.keys()) {
+        for (const ep of this.store.episodesFor(kind, entityId)) episodes.add(ep);
+      }
+      for (const ep of episodes) {
+        let w = work.get(ep);
+        if (!w) {
+          const previous = this.store.get(ep);
+          if (!previous) continue;
+          w = { previous, facts: { ...previous } };
+          work.set(ep, w);
+        }
+        const f = w.facts;
+        if (f.matched.includes(id) || (publishedAt(f) ?? 0) < since) continue;
+        const readyAt = kind === 'm' ? f.mention_ready_at : f.speaker_ready_at;
+        // Not ready yet: it is matched like any other episode when it is.
+        if (readyAt === undefined) continue;
+        const ctx = { detectedAt: now, isBackfilled: readyAt < activatedAt };
+        const renderer = this.renderer(w);
+        const m = kind === 'm' ? mentionMatch(entry, renderer, ctx) : speakerMatch(entry, renderer, ctx);
+        if (!m) continue;
+        f.matched = [...f.matched, id];
+        outputs.push({ output: 'matches', key: m.alert_id, value: m });
+        if (m.is_backfilled) this.stats.backfilled++;
+      }
+      done.push(['backfilled', id, now]);
+    }
+    if (outputs.length > 0) await this.opts.output.write(outputs);
+    this.stats.matches += outputs.length;
+    this.stats.sweeps += done.length;
+    const changed = [...work.values()].filter((w) => w.facts.matched.length !== w.previous?.matched.length);
+    await this.store.write(changed, { set: done });
+    if (outputs.length > 0) {
+      this.opts.logger.info({ alerts: alertIds.length, matches: outputs.length }, 'alert backfill swept');
+    }
+  }
+}

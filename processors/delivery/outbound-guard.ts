@@ -1,0 +1,345 @@
+import dns, { type LookupAddress } from 'node:dns';
+import net from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { Agent, buildConnector, request } from 'undici';
+
+/**
+ * The one gate every outbound request of the senders passes (webhooks, the chat Web API):
+ * a destination must be `https` and resolve only to public unicast addresses — private,
+ * loopback, link-local, carrier-grade NAT, unique-local, unspecified, multicast, reserved and
+ * IPv4 addresses embedded in IPv6 (mapped, NAT64, 6to4) are refused — unless the address lies
+ * inside an allowlisted CIDR (`EARSHOT_OUTBOUND_ALLOWLIST`, empty by default). Only allowlisted
+ * addresses may be reached over plain `http`.
+ *
+ * The check runs twice: before a request (clear errors at create time, IP literals) and again
+ * inside the connection's DNS lookup, so the address connected to is the address checked
+ * (a DNS answer that changes between the two — rebinding — cannot slip through).
+ * Redirects are never followed: undici's `request` has no redirect handling unless an
+ * interceptor adds it, and none is added here.
+ */
+export class OutboundRefusedError extends Error {
+  readonly code = 'EARSHOT_OUTBOUND_REFUSED';
+  constructor(message: string) {
+    super(message);
+    this.name = 'OutboundRefusedError';
+  }
+}
+
+/** The host name did not resolve (transient at delivery time; refused at create time). */
+export class OutboundResolveError extends Error {
+  readonly code = 'EARSHOT_OUTBOUND_UNRESOLVED';
+  constructor(
+    readonly host: string,
+    cause: unknown,
+  ) {
+    super(`${host} does not resolve (${(cause as NodeJS.ErrnoException)?.code ?? String(cause)})`);
+    this.name = 'OutboundResolveError';
+  }
+}
+
+type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
+
+/** Parses a comma- or space-separated CIDR list; a bare address means that one address. */
+export function parseAllowlist(text: string): Cidr[] {
+  const out: Cidr[] = [];
+  for (const part of text.split(/[\s,]+/).filter(Boolean)) {
+    if (part.includes('/')) out.push(ipaddr.parseCIDR(part));
+    else {
+      const addr = ipaddr.parse(part);
+      out.push([addr, addr.kind() === 'ipv4' ? 32 : 128]);
+    }
+  }
+  return out;
+}
+
+/** Throws a readable message when an allowlist is malformed (for configuration validation). */
+export function allowlistProblem(text: string): string | undefined {
+  try {
+    parseAllowlist(text);
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+export type Resolver = (host: string) => Promise<LookupAddress[]>;
+
+const systemResolver: Resolver = (host) => dns.promises.lookup(host, { all: true, verbatim: true });
+
+export interface CheckedUrl {
+  url: URL;
+  /** Every address the host resolved to, all of them permitted. */
+  addresses: string[];
+}
+
+export interface OutboundGuardOptions {
+  /** CIDRs that may be reached although not public, and over plain http. */
+  allowlist?: string;
+  resolver?: Resolver;
+}
+
+export class OutboundGuard {
+  private readonly allow: Cidr[];
+  private readonly resolver: Resolver;
+
+  constructor(options: OutboundGuardOptions = {}) {
+    this.allow = parseAllowlist(options.allowlist ?? '');
+    this.resolver = options.resolver ?? systemResolver;
+  }
+
+  /** Whether an address is inside the allowlist. */
+  allowlisted(address: string): boolean {
+    const addr = normalise(ipaddr.parse(address));
+    return this.allow.some(([range, bits]) => range.kind() === addr.kind() && addr.match(range, bits));
+  }
+
+  /** Why an address may not be reached, or undefined when it may. */
+  refusal(address: string): string | undefined {
+    let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+    try {
+      parsed = ipaddr.parse(address);
+    } catch {
+      return `${address} is not an IP address`;
+    }
+    if (this.allowlisted(address)) return undefined;
+    const addr = normalise(parsed);
+    const range = addr.range();
+    if (range === 'unicast') return undefined;
+    return `${address} is a ${RANGE_NAMES[range] ?? `${range} (non-public)`} address`;
+  }
+
+  /**
+   * Parses and checks a URL: scheme, no credentials, every resolved address permitted,
+   * plain http only to allowlisted addresses. Throws OutboundRefusedError or OutboundResolveError.
+   */
+  async check(rawUrl: string): Promise<CheckedUrl> {
+    let url: URL;
+    try {
+      url = new URL(rawUrl);
+    } catch {
+      throw new OutboundRefusedError('is not an absolute URL');
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+      throw new OutboundRefusedError(`must use https (got ${url.protocol.replace(/:$/, '')})`);
+    }
+    if (url.username || url.password) throw new OutboundRefusedError('must not contain credentials');
+    const host = hostOf(url);
+    if (!host) throw new OutboundRefusedError('has no host');
+    let addresses: string[];
+    if (net.isIP(host)) addresses = [host];
+    else {
+      try {
+        addresses = (await this.resolver(host)).map((a) => a.address);
+      } catch (err) {
+        throw new OutboundResolveError(host, err);
+      }
+      if (addresses.length === 0) throw new OutboundResolveError(host, 'no addresses');
+    }
+    for (const address of addresses) {
+      const why = this.refusal(address);
+      if (why) throw new OutboundRefusedError(`resolves to ${why}; only public addresses can be reached`);
+    }
+    if (url.protocol === 'http:' && !addresses.every((a) => this.allowlisted(a))) {
+      throw new OutboundRefusedError('must use https');
+    }
+    return { url, addresses };
+  }
+
+  /** A `net` lookup function that resolves, then refuses any non-permitted answer. */
+  lookup(requireAllowlisted: boolean): net.LookupFunction {
+    return ((hostname: string, options: dns.LookupOptions, callback: LookupCallback) => {
+      this.resolver(hostname).then(
+        (answers) => {
+          const family = options.family === 4 || options.family === 6 ? options.family : undefined;
+          const wanted = family ? answers.filter((a) => a.family === family) : answers;
+          for (const a of answers) {
+            const why = this.refusal(a.address);
+            if (why) return callback(new OutboundRefusedError(`${hostname} resolves to ${why}`), '', 0);
+            if (requireAllowlisted && !this.allowlisted(a.address)) {
+              return callback(new OutboundRefusedError(`${hostname}: plain http needs https`), '', 0);
+            }
+          }
+          if (wanted.length === 0) {
+            const err = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+            return callback(err, '', 0);
+          }
+          if (options.all) return (callback as unknown as LookupAllCallback)(null, wanted);
+          return callback(null, wanted[0]!.address, wanted[0]!.family);
+        },
+        (err: unknown) => callback(err as NodeJS.ErrnoException, '', 0),
+      );
+    }) as net.LookupFunction;
+  }
+
+  /** An undici Agent whose connections resolve through the guarded lookup. */
+  agent(
+    options: { connections?: number; connectTimeoutMs?: number; keepAliveTimeoutMs?: number } = {},
+  ): Agent {
+    const timeout = options.connectTimeoutMs ?? 10_000;
+    const https = buildConnector({ timeout, lookup: this.lookup(false) } as buildConnector.BuildOptions);
+    const http = buildConnector({ timeout, lookup: this.lookup(true) } as buildConnector.BuildOptions);
+    return new Agent({
+      connections: options.connections ?? 64,
+      keepAliveTimeout: options.keepAliveTimeoutMs ?? 4_000,
+      connect: (opts, callback) => {
+        // An IP literal never reaches `lookup`: check it here.
+        const host = opts.hostname.replace(/^\[|\]$/g, '');
+        if (net.isIP(host)) {
+          const why = this.refusal(host);
+          if (why) return callback(new OutboundRefusedError(`refused: ${why}`), null);
+          if (opts.protocol === 'http:' && !this.allowlisted(host)) {
+            return callback(new OutboundRefusedError('plain http needs https'), null);
+          }
+        }
+        return (opts.protocol === 'https:' ? https : http)(opts, callback);
+      },
+    });
+  }
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string, family: number) => void;
+type LookupAllCallback = (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void;
+
+const RANGE_NAMES: Record<string, string> = {
+  private: 'private',
+  loopback: 'loopback',
+  linkLocal: 'link-local',
+  uniqueLocal: 'unique-local (private)',
+  carrierGradeNat: 'carrier-grade NAT (private)',
+  unspecified: 'unspecified',
+  multicast: 'multicast',
+  broadcast: 'broadcast',
+  reserved: 'reserved',
+  benchmarking: 'benchmarking (reserved)',
+};
+
+/** IPv4-mapped IPv6 addresses are judged as the IPv4 address they carry. */
+function normalise(addr: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
+  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) {
+    return (addr as ipaddr.IPv6).toIPv4Address();
+  }
+  return addr;
+}
+
+function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, '');
+}
+
+export interface HttpResult {
+  /** HTTP status when a response arrived. */
+  status?: number;
+  headers?: Record<string, string | string[] | undefined>;
+  /** The first bytes of the response body (when asked for). */
+  body?: Buffer;
+  /** Why no usable response arrived: timeout, connection error, refusal. */
+  error?: string;
+  /** The destination was refused by the guard: retrying will not help. */
+  refused?: boolean;
+  durationMs: number;
+}
+
+export interface OutboundPost {
+  url: string;
+  body: string | Buffer;
+  headers: Record<string, string>;
+  /** End-to-end budget (DNS, connect, send, headers, body). */
+  timeoutMs: number;
+  /** Keep up to this many bytes of the response body; the rest is discarded. */
+  keepBodyBytes?: number;
+}
+
+/** POSTs through the guard: check the URL, connect through the guarded agent, never follow redirects. */
+export class OutboundHttp {
+  readonly agent: Agent;
+
+  constructor(
+    readonly guard: OutboundGuard,
+    options: { connections?: number } = {},
+  ) {
+    this.agent = guard.agent({ connections: options.connections });
+  }
+
+  async post(req: OutboundPost): Promise<HttpResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const signal = AbortSignal.timeout(req.timeoutMs);
+    try {
+      await withTimeout(this.guard.check(req.url), req.timeoutMs);
+      const res = await request(req.url, {
+        method: 'POST',
+        body: req.body,
+        headers: req.headers,
+        dispatcher: this.agent,
+        signal,
+        headersTimeout: req.timeoutMs,
+        bodyTimeout: req.timeoutMs,
+      });
+      let body: Buffer | undefined;
+      if (req.keepBodyBytes) {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        for await (const chunk of res.body) {
+          if (size < req.keepBodyBytes) chunks.push(chunk as Buffer);
+          size += (chunk as Buffer).length;
+        }
+        body = Buffer.concat(chunks).subarray(0, req.keepBodyBytes);
+      } else {
+        await res.body.dump({ limit: 1 << 20 }).catch(() => undefined);
+      }
+      return { status: res.statusCode, headers: res.headers, body, durationMs: elapsed() };
+    } catch (err) {
+      const refused = findRefusal(err);
+      if (refused) return { error: `refused: ${refused.message}`, refused: true, durationMs: elapsed() };
+      return { error: describeError(err, req.timeoutMs, signal), durationMs: elapsed() };
+    }
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
+
+function findRefusal(err: unknown): OutboundRefusedError | undefined {
+  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof OutboundRefusedError) return e;
+    if ((e as { code?: unknown }).code === 'EARSHOT_OUTBOUND_REFUSED') {
+      return new OutboundRefusedError((e as Error).message);
+    }
+  }
+  return undefined;
+}
+
+class BudgetExceeded extends Error {}
+
+async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      p,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new BudgetExceeded()), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A short, stable description of why a request produced no response. */
+export function describeError(err: unknown, timeoutMs: number, signal?: AbortSignal): string {
+  const e = err as { name?: string; code?: string; message?: string; cause?: unknown };
+  if (
+    err instanceof BudgetExceeded ||
+    signal?.aborted ||
+    e.name === 'TimeoutError' ||
+    e.code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    e.code === 'UND_ERR_BODY_TIMEOUT'
+  ) {
+    return `timeout: no complete response within ${Math.round(timeoutMs / 100) / 10} s`;
+  }
+  if (err instanceof OutboundResolveError) return err.message;
+  if (e.code === 'UND_ERR_CONNECT_TIMEOUT') return 'connect timeout';
+  const cause = e.cause as { code?: string; message?: string } | undefined;
+  if (cause?.code && cause.message) return cause.message;
+  return e.message ?? String(err);
+}

@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import {
+  OutboundGuard,
+  OutboundHttp,
+  OutboundRefusedError,
+  OutboundResolveError,
+  parseAllowlist,
+} from '../../processors/delivery/outbound-guard.ts';
+
+/** A guard whose DNS answers come from a table (no network). */
+function guardWith(table: Record<string, string[]>, allowlist = '') {
+  return new OutboundGuard({
+    allowlist,
+    resolver: async (host) => {
+      const answers = table[host];
+      if (!answers) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+      return answers.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    },
+  });
+}
+
+describe('outbound guard', () => {
+  const dns = {
+    'hooks.example.com': ['93.184.216.34'],
+    'v6.example.com': ['2606:4700::1111'],
+    'loopback.example.com': ['127.0.0.1'],
+    'ten.example.com': ['10.1.2.3'],
+    'metadata.example.com': ['169.254.169.254'],
+    'v6-loopback.example.com': ['::1'],
+    'mapped.example.com': ['::ffff:127.0.0.1'],
+    'mixed.example.com': ['93.184.216.34', '192.168.1.10'],
+    'cgnat.example.com': ['100.64.0.1'],
+    'ula.example.com': ['fd00::1'],
+    'linklocal6.example.com': ['fe80::1'],
+  };
+
+  it('accepts https URLs resolving to public addresses', async () => {
+    const guard = guardWith(dns);
+    await expect(guard.check('https://hooks.example.com/earshot')).resolves.toMatchObject({
+      addresses: ['93.184.216.34'],
+    });
+    await expect(guard.check('https://v6.example.com/x')).resolves.toBeTruthy();
+    await expect(guard.check('https://93.184.216.34/x')).resolves.toBeTruthy();
+  });
+
+  it.each([
+    ['https://loopback.example.com/', /loopback/],
+    ['https://ten.example.com/', /private/],
+    ['https://metadata.example.com/', /link-local/],
+    ['https://v6-loopback.example.com/', /loopback/],
+    ['https://mapped.example.com/', /loopback/],
+    ['https://mixed.example.com/', /private/],
+    ['https://cgnat.example.com/', /carrier-grade/],
+    ['https://ula.example.com/', /unique-local/],
+    ['https://linklocal6.example.com/', /link-local/],
+    ['https://127.0.0.1/', /loopback/],
+    ['https://10.0.0.8:8443/', /private/],
+    ['https://169.254.169.254/latest/meta-data', /link-local/],
+    ['https://[::1]/', /loopback/],
+    ['https://[::ffff:10.0.0.1]/', /private/],
+    ['https://0.0.0.0/', /unspecified/],
+    ['https://0x7f.1/', /loopback/],
+    ['https://2130706433/', /loopback/],
+    ['https://224.0.0.1/', /multicast/],
+  ])('refuses %s', async (url, why) => {
+    const err = await guardWith(dns)
+      .check(url)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OutboundRefusedError);
+    expect((err as Error).message).toMatch(why);
+  });
+
+  it('refuses plain http, other schemes and credentials', async () => {
+    const guard = guardWith(dns);
+    await expect(guard.check('http://hooks.example.com/')).rejects.toThrow(/https/);
+    await expect(guard.check('ftp://hooks.example.com/')).rejects.toThrow(/https/);
+    await expect(guard.check('https://user:pw@hooks.example.com/')).rejects.toThrow(/credentials/);
+    await expect(guard.check('not a url')).rejects.toThrow(OutboundRefusedError);
+  });
+
+  it('reports names that do not resolve separately from refusals', async () => {
+    await expect(guardWith(dns).check('https://nowhere.example.com/')).rejects.toBeInstanceOf(
+      OutboundResolveError,
+    );
+  });
+
+  it('lets allowlisted CIDRs through, and only them over plain http', async () => {
+    const guard = guardWith(dns, '127.0.0.1/32, 10.0.0.0/8 ::1/128');
+    await expect(guard.check('http://127.0.0.1:8080/hook')).resolves.toBeTruthy();
+    await expect(guard.check('http://loopback.example.com/')).resolves.toBeTruthy();
+    await expect(guard.check('https://ten.example.com/')).resolves.toBeTruthy();
+    await expect(guard.check('http://[::1]:9000/')).resolves.toBeTruthy();
+    await expect(guard.check('https://mapped.example.com/')).resolves.toBeTruthy();
+    await expect(guard.check('https://metadata.example.com/')).rejects.toThrow(/link-local/);
+    // plain http to a public address is still refused
+    await expect(guard.check('http://hooks.example.com/')).rejects.toThrow(/https/);
+  });
+
+  it('parses allowlists and rejects malformed ones', () => {
+    expect(parseAllowlist('')).toEqual([]);
+    expect(parseAllowlist('127.0.0.1/32,::1')).toHaveLength(2);
+    expect(() => parseAllowlist('127.0.0.1/33')).toThrow();
+    expect(() => parseAllowlist('nonsense')).toThrow();
+  });
+
+  it('re-checks at connect time: a lookup answering a private address fails the connection', async () => {
+    let answer = '93.184.216.34';
+    const guard = new OutboundGuard({
+      resolver: async () => [{ address: answer, family: 4 }],
+    });
+    await expect(guard.check('https://rebind.example.com/')).resolves.toBeTruthy();
+    answer = '127.0.0.1'; // the name now points somewhere else
+    const lookup = guard.lookup(false);
+    const err = await new Promise<unknown>((resolve) =>
+      lookup('rebind.example.com', { all: true }, (e: unknown) => resolve(e)),
+    );
+    expect(err).toBeInstanceOf(OutboundRefusedError);
+  });
+
+  it('refuses a name that re-resolves to loopback between the check and the connection (DNS rebinding)', async () => {
+    let calls = 0;
+    const guard = new OutboundGuard({
+      resolver: async () => [{ address: calls++ === 0 ? '93.184.216.34' : '127.0.0.1', family: 4 }],
+    });
+    const http = new OutboundHttp(guard);
+    try {
+      const res = await http.post({
+        url: 'https://rebind.example.com/hook',
+        body: '{}',
+        headers: { 'content-type': 'application/json' },
+        timeoutMs: 5000,
+      });
+      expect(calls).toBe(2);
+      expect(res.refused).toBe(true);
+      expect(res.error).toMatch(/^refused: .*loopback/);
+    } finally {
+      await http.close();
+    }
+  });
+});
