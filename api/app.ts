@@ -2,6 +2,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Readiness } from '../infra/readiness.ts';
+import type { DeliveryKit } from '../processors/delivery/kit.ts';
+import type { AnalyticsStore } from '../projections/analytics/analytics-store.ts';
 import type { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import type { Accounts } from '../projections/state/accounts.ts';
 import type { StateStore } from '../projections/state/state-store.ts';
@@ -10,8 +12,16 @@ import { openapiPlugin } from './plugins/openapi.ts';
 import { problemsPlugin } from './plugins/problems.ts';
 import { rateLimitsPlugin } from './plugins/rate-limits.ts';
 import { accountRoutes } from './routes/accounts.ts';
+import { alertDisableRoutes } from './routes/alert-disable.ts';
+import { type AlertApiExtras, alertApiExtras, alertRoutes } from './routes/alerts.ts';
+import { analyticsRoutes } from './routes/analytics.ts';
+import { chatRoutes } from './routes/chat.ts';
 import { healthRoutes } from './routes/health.ts';
+import { notificationEmailRoutes, verificationSender } from './routes/notification-emails.ts';
+import { searchRoutes } from './routes/search.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 import { ProblemSchema } from './schemas.ts';
+import type { SearchServices } from './search/search-services.ts';
 
 export interface ApiSettings {
   /** Public base URL of this API, used in links and the OpenAPI `servers`. */
@@ -28,6 +38,14 @@ export interface ApiServices {
   state: StateStore;
   accounts: Accounts;
   catalog: CatalogReader;
+  /** Webhook and team-chat connections, outbound guard, mailer, link tokens. */
+  delivery: DeliveryKit;
+  /** Alert previews and podcast bias; by default from `analytics` (neither: previews answer 503). */
+  alerts?: AlertApiExtras;
+  /** Search index and query embeddings (absent: the search routes are not served). */
+  search?: SearchServices;
+  /** ClickHouse projections (absent: the analytics, catalog and transcript reads are not served). */
+  analytics?: AnalyticsStore;
 }
 
 export interface AppDeps {
@@ -65,6 +83,33 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     accounts: services.accounts,
     state: services.state,
     dashboardUrl: settings.dashboardUrl,
+    onNotificationEmailCreated: verificationSender(services.state, services.delivery, app.log),
   });
+  await app.register(notificationEmailRoutes, { state: services.state, delivery: services.delivery });
+  await app.register(webhookRoutes, { delivery: services.delivery });
+  await app.register(chatRoutes, { delivery: services.delivery, dashboardUrl: settings.dashboardUrl });
+  await app.register(alertRoutes, {
+    services: {
+      state: services.state,
+      catalog: services.catalog,
+      ...(services.alerts ?? alertApiExtras(services.state, services.analytics)),
+    },
+    publicUrl: settings.publicUrl,
+    dashboardUrl: settings.dashboardUrl,
+  });
+  await app.register(alertDisableRoutes, {
+    state: services.state,
+    accounts: services.accounts,
+    delivery: services.delivery,
+  });
+  if (services.search) await app.register(searchRoutes, { services: services.search });
+  if (services.analytics) {
+    await app.register(analyticsRoutes, {
+      analytics: services.analytics,
+      catalog: services.catalog,
+      state: services.state,
+      dashboardUrl: settings.dashboardUrl,
+    });
+  }
   return app as unknown as FastifyInstance;
 }

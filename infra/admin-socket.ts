@@ -14,6 +14,8 @@ const ACTIONS = [
   'createKey',
   'revokeKey',
   'listKeys',
+  'connectChat',
+  'listChatConnections',
 ] as const satisfies readonly (keyof OperatorActions)[];
 
 export function adminSocketPath(dataDir: string): string {

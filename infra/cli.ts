@@ -1,10 +1,12 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import { AccountError, Accounts } from '../projections/state/accounts.ts';
 import { migrate } from '../projections/state/migrations.ts';
 import { StateStoreLockedError } from '../projections/state/pglite-state-store.ts';
 import { adminClient, adminSocketPath } from './admin-socket.ts';
-import { buildPlatform, createStateStore } from './composition.ts';
+import { buildPlatform, createDelivery, createStateStore } from './composition.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { registerIngestCommands } from './ingest-commands.ts';
 import { createLogger } from './logger.ts';
 import { replayGroup } from './operations.ts';
 import { type OperatorActions, OperatorError, operatorActions } from './operator.ts';
@@ -115,7 +117,12 @@ async function withOperator<T>(fn: (ops: OperatorActions) => Promise<T>): Promis
   const state = createStateStore(cfg);
   try {
     await migrate(state);
-    return await fn(operatorActions(new Accounts(state)));
+    const delivery = createDelivery(cfg, state, new CatalogReader(state));
+    try {
+      return await fn(operatorActions(new Accounts(state), delivery));
+    } finally {
+      await delivery.close();
+    }
   } finally {
     await state.close();
   }
@@ -219,6 +226,71 @@ program
       ...(opts.dir ? ['--dir', opts.dir] : []),
     ]);
   });
+
+const chat = program
+  .command('chat')
+  .description('team-chat connections (operators; the dashboard install comes later)');
+chat
+  .command('connect')
+  .description("register a workspace with a bot token; the token is checked with the platform's auth.test")
+  .requiredOption('--project <project>', 'project id or slug')
+  .requiredOption('--token <token>', 'bot token, or - to read it from stdin')
+  .option('--name <name>', 'a label (default: the workspace name)')
+  .action(async (opts: { project: string; token: string; name?: string }) => {
+    let token = opts.token;
+    if (token === '-') {
+      const chunks: Buffer[] = [];
+      for await (const c of process.stdin) chunks.push(c as Buffer);
+      token = Buffer.concat(chunks).toString('utf8').trim();
+    }
+    const c = await withOperator((ops) => ops.connectChat({ project: opts.project, token, name: opts.name }));
+    console.log(
+      `${c.id}\t${c.name}\tworkspace ${c.team_name ?? '?'} (${c.team_id ?? '?'})\tproject ${c.project_id}`,
+    );
+  });
+chat
+  .command('list')
+  .description("a project's team-chat connections")
+  .requiredOption('--project <project>', 'project id or slug')
+  .action(async (opts: { project: string }) => {
+    const list = await withOperator((ops) => ops.listChatConnections({ project: opts.project }));
+    console.table(
+      list.map((c) => ({
+        id: c.id,
+        name: c.name,
+        workspace: c.team_name ?? '',
+        token: `${c.token_prefix}…`,
+        created: new Date(c.created_at).toISOString(),
+      })),
+    );
+  });
+
+const models = program.command('models').description('the local embeddings model (semantic search)');
+models
+  .command('fetch')
+  .description('download all-MiniLM-L6-v2 (ONNX + tokenizer) into the models cache unless it is there')
+  .action(async () => {
+    const { fetchModel } = await import('../projections/embeddings/model-fetch.ts');
+    const { modelsDir } = await import('./composition.ts');
+    let lastMb = -1;
+    const fetched = await fetchModel({
+      modelsDir: modelsDir(config()),
+      onProgress: (p) => {
+        const mb = Math.floor(p.receivedBytes / 2 ** 20);
+        if (p.done || mb >= lastMb + 10) {
+          lastMb = mb;
+          const total = p.totalBytes ? ` of ${(p.totalBytes / 2 ** 20).toFixed(0)}` : '';
+          console.error(`  ${p.source}: ${mb} MB${total}${p.done ? ' done' : ''}`);
+        }
+      },
+    });
+    const m = fetched.manifest;
+    console.log(
+      `${m.model} ${fetched.fromCache ? 'already cached' : 'fetched'} in ${fetched.dir} (from ${m.source}: ${m.artifact ?? m.origin})`,
+    );
+  });
+
+registerIngestCommands(program, () => config());
 
 program
   .command('bench')

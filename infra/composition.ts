@@ -8,14 +8,30 @@ import { AvroCodec } from '../ingest/schema-registry/avro-codec.ts';
 import { ConfluentSchemaRegistry } from '../ingest/schema-registry/confluent-schema-registry.ts';
 import { LmdbSchemaRegistry } from '../ingest/schema-registry/lmdb-schema-registry.ts';
 import type { SchemaRegistry } from '../ingest/schema-registry/schema-registry.ts';
+import { createDeliveryKit, type DeliveryKit } from '../processors/delivery/kit.ts';
+import { SmtpMailer } from '../processors/delivery/mailer.ts';
+import { allowlistProblem } from '../processors/delivery/outbound-guard.ts';
+import { RetrySchedule } from '../processors/delivery/retry-schedule.ts';
+import { loadSecretsKey } from '../processors/delivery/secrets.ts';
+import { StateDeliveryContent } from '../processors/delivery/state-content.ts';
+import { type AnalyticsStore, migrateAnalytics } from '../projections/analytics/analytics-store.ts';
+import { ChdbAnalyticsStore } from '../projections/analytics/chdb-analytics-store.ts';
+import { ClickHouseAnalyticsStore } from '../projections/analytics/clickhouse-analytics-store.ts';
 import { CatalogReader } from '../projections/catalog/catalog-reader.ts';
+import { fetchModel, findCachedModel } from '../projections/embeddings/model-fetch.ts';
+import { OnnxEmbeddings } from '../projections/embeddings/onnx-embeddings.ts';
+import { OpenAiEmbeddings } from '../projections/embeddings/openai-embeddings.ts';
+import { WorkerEmbeddings } from '../projections/embeddings/worker-embeddings.ts';
+import { LanceDbSearchIndex } from '../projections/search/lancedb-search-index.ts';
+import { OpenSearchSearchIndex } from '../projections/search/opensearch-search-index.ts';
+import { type OpenedSearchEmbeddings, SearchRuntime } from '../projections/search/search-runtime.ts';
 import { Accounts } from '../projections/state/accounts.ts';
 import { migrate } from '../projections/state/migrations.ts';
 import { PgliteStateStore } from '../projections/state/pglite-state-store.ts';
 import { PostgresStateStore } from '../projections/state/postgres-state-store.ts';
 import type { StateStore } from '../projections/state/state-store.ts';
 import { allTopicSpecs } from '../schemas/topics.ts';
-import type { Config } from './config.ts';
+import { type Config, ConfigError, publicUrlOf } from './config.ts';
 
 /**
  * The one place that chooses adapters. Each port takes its adapter from configuration:
@@ -29,8 +45,14 @@ export interface Platform {
   codec: AvroCodec;
   producer: EventProducer;
   state: StateStore;
+  /** ClickHouse projections: chdb under the data dir, or a server at `CLICKHOUSE_URL`. */
+  analytics: AnalyticsStore;
   accounts: Accounts;
   catalog: CatalogReader;
+  /** Webhook, email and team-chat delivery: connections, outbound guard, mailer, secrets. */
+  delivery: DeliveryKit;
+  /** Search index and embeddings; opened by the service (`search.start`), not by every CLI command. */
+  search: SearchRuntime;
   close(): Promise<void>;
 }
 
@@ -57,6 +79,41 @@ export function createStateStore(config: Config): StateStore {
   return new PgliteStateStore(path.join(config.dataDir, 'state'));
 }
 
+/** Delivery: SMTP mailer when `SMTP_URL` is set (else no email), outbound allowlist, secrets key. */
+export function createDelivery(config: Config, state: StateStore, catalog: CatalogReader): DeliveryKit {
+  const { env } = config;
+  const problem = allowlistProblem(env.EARSHOT_OUTBOUND_ALLOWLIST);
+  if (problem) {
+    throw new ConfigError([
+      {
+        variable: 'EARSHOT_OUTBOUND_ALLOWLIST',
+        message: `expected CIDRs: ${problem}`,
+        value: env.EARSHOT_OUTBOUND_ALLOWLIST,
+      },
+    ]);
+  }
+  return createDeliveryKit({
+    state,
+    content: new StateDeliveryContent({ state, catalog }),
+    mailer: env.SMTP_URL ? new SmtpMailer(env.SMTP_URL, env.EARSHOT_MAIL_FROM) : undefined,
+    settings: {
+      publicUrl: publicUrlOf(config),
+      outboundAllowlist: env.EARSHOT_OUTBOUND_ALLOWLIST,
+      secretsKey: loadSecretsKey(env.EARSHOT_SECRETS_KEY, config.dataDir),
+      chatApiUrl: env.EARSHOT_CHAT_API_URL,
+      schedule: RetrySchedule.parse(env.EARSHOT_DELIVERY_RETRY_SCHEDULE),
+      requestTimeoutMs: 30_000,
+      concurrency: env.EARSHOT_DELIVERY_CONCURRENCY,
+    },
+  });
+}
+
+/** ClickHouse at `CLICKHOUSE_URL` (`@clickhouse/client`), else chdb in `DATA_DIR/analytics`. */
+export async function createAnalyticsStore(config: Config): Promise<AnalyticsStore> {
+  if (config.env.CLICKHOUSE_URL) return ClickHouseAnalyticsStore.connect(config.env.CLICKHOUSE_URL);
+  return new ChdbAnalyticsStore(path.join(config.dataDir, 'analytics'));
+}
+
 /**
  * Builds the platform: creates every declared topic and registers its value schema, opens the
  * state store and applies its migrations.
@@ -77,16 +134,25 @@ export async function buildPlatform(config: Config, logger: Logger): Promise<Pla
   for (const spec of specs) await codec.registerTopic(spec.name, spec.valueSchema);
   const state = createStateStore(config);
   const migrations = await migrate(state);
+  const analytics = await createAnalyticsStore(config);
+  const analyticsMigrations = await migrateAnalytics(analytics);
   logger.info(
     {
       eventLog: eventLog.kind,
       schemaRegistry: registry.kind,
       stateStore: state.kind,
+      analyticsStore: analytics.kind,
       topics: specs.length,
       migrations,
+      analyticsMigrations,
     },
     'platform ready',
   );
+  const catalog = new CatalogReader(state);
+  const delivery = createDelivery(config, state, catalog);
+  const search = createSearch(config, logger);
+  if (!delivery.mailer)
+    logger.warn('SMTP_URL is not set: email alerts and address verification mails are unavailable');
   return {
     config,
     logger,
@@ -95,12 +161,94 @@ export async function buildPlatform(config: Config, logger: Logger): Promise<Pla
     codec,
     producer: new EventProducer(eventLog, codec),
     state,
+    analytics,
     accounts: new Accounts(state),
-    catalog: new CatalogReader(state),
+    catalog,
+    delivery,
+    search,
     async close() {
+      await search.close();
+      await delivery.close();
       await eventLog.close();
       await registry.close();
       await state.close();
+      await analytics.close();
     },
   };
+}
+
+/** Where the local embeddings model is cached. */
+export function modelsDir(config: Config): string {
+  return path.resolve(config.env.EARSHOT_MODELS_DIR ?? path.join(config.dataDir, 'models'));
+}
+
+/**
+ * Search: OpenSearch when `OPENSEARCH_URL` is set, else LanceDB under `DATA_DIR/search`.
+ * Embeddings: an OpenAI-compatible server when `EARSHOT_EMBEDDINGS_URL` is set, else the local
+ * all-MiniLM-L6-v2 ONNX model (fetched at start when missing unless `EARSHOT_EMBEDDINGS_FETCH=off`),
+ * queried on the API thread and run in a worker thread for indexing. No model: no vectors.
+ */
+export function createSearch(config: Config, logger: Logger): SearchRuntime {
+  const { env } = config;
+  return new SearchRuntime({
+    createIndex: (options) =>
+      env.OPENSEARCH_URL
+        ? new OpenSearchSearchIndex(env.OPENSEARCH_URL, {
+            ...options,
+            prefix: env.EARSHOT_SEARCH_INDEX_PREFIX,
+          })
+        : new LanceDbSearchIndex(path.join(config.dataDir, 'search'), {
+            ...options,
+            onRefreshError: (err) => logger.warn({ err }, 'search index refresh failed; retrying'),
+          }),
+    async openEmbeddings({ query, indexing, fetchIfMissing }): Promise<OpenedSearchEmbeddings> {
+      if (!query && !indexing) return { reason: 'not needed by these roles' };
+      if (env.EARSHOT_EMBEDDINGS_URL) {
+        try {
+          const port = await OpenAiEmbeddings.open({
+            url: env.EARSHOT_EMBEDDINGS_URL,
+            model: env.EARSHOT_EMBEDDINGS_MODEL ?? 'all-MiniLM-L6-v2',
+            ...(env.EARSHOT_EMBEDDINGS_API_KEY ? { apiKey: env.EARSHOT_EMBEDDINGS_API_KEY } : {}),
+            ...(env.EARSHOT_EMBEDDINGS_DIMENSIONS ? { dimensions: env.EARSHOT_EMBEDDINGS_DIMENSIONS } : {}),
+          });
+          return { query: port, indexing: port };
+        } catch (err) {
+          return {
+            reason: `embeddings server ${env.EARSHOT_EMBEDDINGS_URL} failed: ${(err as Error).message}`,
+          };
+        }
+      }
+      const dir = modelsDir(config);
+      let cached = await findCachedModel(dir);
+      if (!cached && fetchIfMissing && env.EARSHOT_EMBEDDINGS_FETCH === 'on') {
+        logger.info({ modelsDir: dir }, 'fetching the embeddings model');
+        cached = await fetchModel({ modelsDir: dir }).catch((err: Error) => {
+          logger.warn({ err: err.message }, 'could not fetch the embeddings model');
+          return undefined;
+        });
+      }
+      if (!cached) {
+        return {
+          reason: `all-MiniLM-L6-v2 is not cached in ${dir} (run \`earshot models fetch\`) and EARSHOT_EMBEDDINGS_URL is unset`,
+        };
+      }
+      try {
+        return {
+          ...(query
+            ? { query: await OnnxEmbeddings.open({ modelDir: cached.dir, intraOpNumThreads: 1 }) }
+            : {}),
+          ...(indexing
+            ? {
+                indexing: await WorkerEmbeddings.open({
+                  modelDir: cached.dir,
+                  intraOpNumThreads: env.EARSHOT_EMBEDDINGS_THREADS,
+                }),
+              }
+            : {}),
+        };
+      } catch (err) {
+        return { reason: `the model in ${cached.dir} could not be loaded: ${(err as Error).message}` };
+      }
+    },
+  });
 }

@@ -42,6 +42,36 @@ export const EnvSchema = Type.Object({
   SCHEMA_REGISTRY_URL: OptionalUrl('Confluent-compatible schema registry; unset = embedded registry'),
   CLICKHOUSE_URL: OptionalUrl('ClickHouse HTTP endpoint; unset = embedded chdb'),
   OPENSEARCH_URL: OptionalUrl('OpenSearch endpoint; unset = embedded LanceDB'),
+  EARSHOT_SEARCH_INDEX_PREFIX: Type.String({
+    default: 'earshot-',
+    pattern: '^[a-z0-9._-]*$',
+    description: 'prefix of the OpenSearch index names',
+  }),
+  EARSHOT_EMBEDDINGS_URL: OptionalUrl(
+    'OpenAI-compatible /v1/embeddings server; unset = the local ONNX model',
+  ),
+  EARSHOT_EMBEDDINGS_MODEL: Type.Optional(
+    Type.String({ description: 'model name sent to the embeddings server' }),
+  ),
+  EARSHOT_EMBEDDINGS_API_KEY: Type.Optional(
+    Type.String({ description: 'bearer token for the embeddings server' }),
+  ),
+  EARSHOT_EMBEDDINGS_DIMENSIONS: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 16_384, description: 'vector size of the embeddings server' }),
+  ),
+  EARSHOT_EMBEDDINGS_THREADS: Type.Integer({
+    minimum: 1,
+    maximum: 64,
+    default: 2,
+    description: 'threads the local model uses for indexing',
+  }),
+  EARSHOT_EMBEDDINGS_FETCH: Type.Union([Type.Literal('on'), Type.Literal('off')], {
+    default: 'on',
+    description: 'download the local model at start when it is not cached',
+  }),
+  EARSHOT_MODELS_DIR: Type.Optional(
+    Type.String({ description: 'where local models are cached; default DATA_DIR/models' }),
+  ),
   DATABASE_URL: OptionalUrl('PostgreSQL connection string; unset = embedded PGlite'),
   EARSHOT_PUBLIC_URL: Type.Optional(
     Type.String({ format: 'uri', description: 'public base URL of the API; default http://HOST:PORT' }),
@@ -72,6 +102,45 @@ export const EnvSchema = Type.Object({
     minimum: 1024,
     default: 1_048_576,
     description: 'largest JSON request body',
+  }),
+  SMTP_URL: Type.Optional(
+    Type.String({
+      pattern: '^smtps?://',
+      description: 'SMTP server for alert mail (smtp://user:pass@host:587, smtps://…); unset = no email',
+    }),
+  ),
+  EARSHOT_MAIL_FROM: Type.String({
+    default: 'Earshot Alerts <alerts@earshot.dev>',
+    description: 'From address of alert and verification mail',
+  }),
+  EARSHOT_OUTBOUND_ALLOWLIST: Type.String({
+    default: '',
+    pattern: '^[0-9a-fA-F:./,\\s]*$',
+    description:
+      'CIDRs webhooks and the chat API may reach although not public, and over plain http (e.g. 127.0.0.1/32)',
+  }),
+  EARSHOT_SECRETS_KEY: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z0-9+/]{43}=$',
+      description:
+        'base64 of 32 bytes; encrypts stored secrets, signs email links; unset = DATA_DIR/secrets.key',
+    }),
+  ),
+  EARSHOT_CHAT_API_URL: Type.String({
+    format: 'uri',
+    default: 'https://slack.com/api',
+    description: 'team-chat Web API base (chat.postMessage-compatible)',
+  }),
+  EARSHOT_DELIVERY_RETRY_SCHEDULE: Type.String({
+    default: '0s,5s,5m,30m,2h',
+    pattern: '^\\s*\\d+(\\.\\d+)?(ms|s|m|h)(\\s*,\\s*\\d+(\\.\\d+)?(ms|s|m|h))*\\s*$',
+    description: 'delay before each delivery attempt (one entry per attempt)',
+  }),
+  EARSHOT_DELIVERY_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 256,
+    description: 'deliveries one sender process attempts at once (at most 64 connections per destination)',
   }),
   CONSUMER_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 100_000, default: 2000 }),
   CONSUMER_BATCH_WAIT_MS: Type.Integer({ minimum: 1, maximum: 60_000, default: 1000 }),
@@ -124,6 +193,14 @@ function describeProblem(message: string, schema: SchemaInfo | undefined): strin
     what = 'expected an absolute URL';
   }
   return schema.description ? `${what} (${schema.description})` : what;
+}
+
+/** Public base URL of the API: `EARSHOT_PUBLIC_URL`, else `http://HOST:PORT`, without a trailing slash. */
+export function publicUrlOf(config: Config): string {
+  const { env } = config;
+  return (
+    env.EARSHOT_PUBLIC_URL ?? `http://${env.HOST === '0.0.0.0' ? '127.0.0.1' : env.HOST}:${env.PORT}`
+  ).replace(/\/$/, '');
 }
 
 /** Reads and validates configuration; throws ConfigError naming each offending variable. */

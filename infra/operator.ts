@@ -1,3 +1,5 @@
+import type { DeliveryKit } from '../processors/delivery/kit.ts';
+import type { ChatConnection } from '../projections/alerts/chat-connections.ts';
 import type { Accounts, ApiKeyRecord, Organization, Project } from '../projections/state/accounts.ts';
 
 /**
@@ -12,6 +14,9 @@ export interface OperatorActions {
   createKey(input: { project: string; name?: string }): Promise<{ key: string; record: ApiKeyRecord }>;
   revokeKey(input: { keyId: string }): Promise<ApiKeyRecord>;
   listKeys(input: { project: string }): Promise<ApiKeyRecord[]>;
+  /** Registers a team-chat workspace by bot token (checked with the platform's `auth.test`). */
+  connectChat(input: { project: string; token: string; name?: string }): Promise<ChatConnection>;
+  listChatConnections(input: { project: string }): Promise<ChatConnection[]>;
 }
 
 export class OperatorError extends Error {
@@ -21,7 +26,11 @@ export class OperatorError extends Error {
   }
 }
 
-export function operatorActions(accounts: Accounts): OperatorActions {
+export function operatorActions(accounts: Accounts, delivery?: DeliveryKit): OperatorActions {
+  function chat(): DeliveryKit {
+    if (!delivery) throw new OperatorError('team-chat connections are not available here');
+    return delivery;
+  }
   async function org(ref: string) {
     const found = await accounts.organization(ref);
     if (!found) throw new OperatorError(`no organization ${ref}`);
@@ -55,6 +64,27 @@ export function operatorActions(accounts: Accounts): OperatorActions {
     revokeKey: (input) => accounts.revokeApiKey(input.keyId),
     async listKeys(input) {
       return accounts.apiKeys((await project(input.project)).id);
+    },
+    async connectChat(input) {
+      const kit = chat();
+      const p = await project(input.project);
+      const who = await kit.chatApi.identify(input.token);
+      if (!who.ok || !who.data) {
+        throw new OperatorError(
+          `the chat platform at ${kit.chatApi.baseUrl} refused the token: ${who.error}`,
+        );
+      }
+      return kit.chat.create({
+        projectId: p.id,
+        name: input.name ?? who.data.team ?? 'team chat',
+        token: input.token,
+        teamId: who.data.team_id,
+        teamName: who.data.team,
+        botUserId: who.data.user_id,
+      });
+    },
+    async listChatConnections(input) {
+      return chat().chat.list((await project(input.project)).id, undefined, 1000);
     },
   };
 }

@@ -2,11 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { type ApiSettings, buildApp } from '../api/app.ts';
 import type { PartitionLag } from '../ingest/event-log/event-log.ts';
+import { startIngestRole } from '../ingest/ingest-role.ts';
 import { ConsumerRunner } from '../processors/consumer-runner.ts';
-import { pipelineSteps } from '../processors/pipeline.ts';
+import { createDispatcher } from '../processors/delivery/kit.ts';
+import { pipelineSteps, pipelineTasks } from '../processors/pipeline.ts';
 import { adminSocketPath, startAdminSocket } from './admin-socket.ts';
 import { buildPlatform, type Platform } from './composition.ts';
-import type { Config } from './config.ts';
+import { type Config, publicUrlOf } from './config.ts';
 import { operatorActions } from './operator.ts';
 import { Readiness } from './readiness.ts';
 
@@ -23,9 +25,7 @@ export interface Service {
 export function apiSettings(config: Config): ApiSettings {
   const { env } = config;
   return {
-    publicUrl: (
-      env.EARSHOT_PUBLIC_URL ?? `http://${env.HOST === '0.0.0.0' ? '127.0.0.1' : env.HOST}:${env.PORT}`
-    ).replace(/\/$/, ''),
+    publicUrl: publicUrlOf(config),
     docsUrl: env.EARSHOT_DOCS_URL,
     dashboardUrl: env.EARSHOT_DASHBOARD_URL,
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
@@ -68,6 +68,18 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     await platform.registry.latestVersion('catalog.podcasts-value');
     return { ok: true, detail: { engine: platform.registry.kind } };
   });
+  // Search: the embeddings model (fetched when missing) and the index, before the projectors.
+  await platform.search.start({
+    query: config.roles.has('api'),
+    indexing: config.roles.has('projectors'),
+    fetchIfMissing: true,
+    logger,
+  });
+  readiness.add('search-index', async () => ({
+    ok: platform.search.opened,
+    detail: platform.search.status(),
+  }));
+  readiness.describe('search', () => platform.search.status());
 
   const runners = pipelineSteps(platform)
     .filter((step) => config.roles.has(step.role))
@@ -79,6 +91,19 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         }),
     );
   for (const runner of runners) await runner.start();
+  const tasks = pipelineTasks(platform).filter((task) => config.roles.has(task.role));
+  for (const task of tasks) await task.start();
+  const dispatcher = config.roles.has('senders')
+    ? createDispatcher({
+        kit: platform.delivery,
+        state: platform.state,
+        producer: platform.producer,
+        catalog: platform.catalog,
+        logger,
+        exclusiveStore: platform.state.kind === 'embedded',
+      })
+    : undefined;
+  await dispatcher?.start();
 
   const maintain = () =>
     platform.eventLog
@@ -87,6 +112,10 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       .catch((err: unknown) => logger.error({ err }, 'event log maintenance failed'));
   void maintain();
   const maintenance = setInterval(maintain, 3_600_000).unref();
+
+  // Ingest role: the demo corpus on an empty data dir (loaded before the consumers' targets are
+  // captured, so readiness waits for it to be processed) and the feed poller.
+  const ingest = config.roles.has('ingest') ? await startIngestRole(platform, config, logger) : undefined;
 
   // Ready once every consumer has committed what was in its topics when the service started.
   const targets = new Map<ConsumerRunner<unknown, unknown>, PartitionLag[]>();
@@ -109,10 +138,14 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     await platform.state.query('SELECT 1');
     return { ok: true, detail: { engine: platform.state.kind } };
   });
+  readiness.add('analytics-store', async () => {
+    await platform.analytics.query('SELECT 1');
+    return { ok: true, detail: { engine: platform.analytics.kind } };
+  });
 
   const admin = await startAdminSocket(
     adminSocketPath(config.dataDir),
-    operatorActions(platform.accounts),
+    operatorActions(platform.accounts, platform.delivery),
     logger,
   );
 
@@ -123,7 +156,20 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     app = await buildApp({
       logger,
       readiness,
-      services: { state: platform.state, accounts: platform.accounts, catalog: platform.catalog },
+      services: {
+        state: platform.state,
+        accounts: platform.accounts,
+        catalog: platform.catalog,
+        delivery: platform.delivery,
+        analytics: platform.analytics,
+        search: {
+          index: platform.search.searchIndex,
+          catalog: platform.catalog,
+          state: platform.state,
+          embeddings: () => platform.search.queryEmbeddings(),
+          semanticUnavailableReason: () => platform.search.unavailableReason(),
+        },
+      },
       settings: apiSettings(config),
     });
     url = await app.listen({ port: config.env.PORT, host: config.env.HOST });
@@ -143,7 +189,10 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         clearInterval(maintenance);
         await app?.close();
         await admin.close();
+        await ingest?.stop();
         await Promise.all(runners.map((r) => r.stop()));
+        for (const task of tasks) await task.stop();
+        await dispatcher?.stop();
         await platform.close();
         logger.info('earshot stopped');
       })();

@@ -1,7 +1,13 @@
 import type { Platform } from '../infra/composition.ts';
 import type { Role } from '../infra/config.ts';
+import { deliveryAttemptsProjector } from '../projections/alerts/delivery-attempts-projector.ts';
+import { analyticsProjectors } from '../projections/analytics/analytics-projectors.ts';
 import { catalogProjector } from '../projections/catalog/catalog-projector.ts';
+import { namesProjector, searchProjector } from '../projections/search/search-projector.ts';
+import { alertsRuntime } from './alerts/alerts-pipeline.ts';
 import type { ProcessorDefinition } from './consumer-runner.ts';
+import { understandingSteps } from './context/steps.ts';
+import { senderSchedulerStep } from './delivery/kit.ts';
 
 /**
  * Every long-running step of the pipeline, in one place: which role runs it, which topics it
@@ -15,10 +21,52 @@ export interface PipelineStep {
 }
 
 export function pipelineSteps(platform: Platform): PipelineStep[] {
+  // transcripts → mentions.detected and speakers.identified, over a table of the catalog and episodes
+  const understanding = understandingSteps({
+    eventLog: platform.eventLog,
+    producer: platform.producer,
+    dataDir: platform.config.dataDir,
+  });
   return [
+    { role: 'processors', definition: understanding.context },
+    { role: 'processors', definition: understanding.mentions },
+    { role: 'processors', definition: understanding.speakers },
     {
       role: 'projectors',
       definition: catalogProjector(platform.state, () => platform.catalog.invalidate()),
     },
+    // deliveries.requested → the senders' durable schedule (worked by the dispatcher, infra/service.ts)
+    { role: 'senders', definition: senderSchedulerStep(platform.delivery, platform.state) },
+    { role: 'projectors', definition: deliveryAttemptsProjector(platform.state) },
+    // episode events → the search index (lines, segments, clips; vectors from the embeddings model)
+    {
+      role: 'projectors',
+      definition: searchProjector({
+        index: () => platform.search.searchIndex,
+        embeddings: () => platform.search.indexingEmbeddings(),
+        logger: platform.logger,
+      }),
+    },
+    // catalog entities and podcasts → the names index (entity and podcast search)
+    { role: 'projectors', definition: namesProjector(() => platform.search.searchIndex) },
+    // every topic → the analytics store (dimensions, transcripts, mentions, ads, charts, bias)
+    ...analyticsProjectors(platform.analytics).map((definition) => ({
+      role: 'projectors' as const,
+      definition,
+    })),
+    // alert matcher, delivery planner, match and delivery projections (processors/alerts)
+    ...alertsRuntime(platform).steps(),
   ];
+}
+
+/** Timers that run beside the steps of a role (started after its consumers, stopped after them). */
+export interface PipelineTask {
+  role: Role;
+  name: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function pipelineTasks(platform: Platform): PipelineTask[] {
+  return [...alertsRuntime(platform).tasks()];
 }

@@ -67,7 +67,9 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
   accounts: Accounts;
   state: StateStore;
   dashboardUrl: string;
-}> = async (app, { accounts, state, dashboardUrl }) => {
+  /** Sends the verification mail of a newly added address (never throws). */
+  onNotificationEmailCreated?: (row: { id: string; email: string }) => Promise<void>;
+}> = async (app, { accounts, state, dashboardUrl, onNotificationEmailCreated }) => {
   app.get(
     '/v1/organizations/:orgId/projects',
     {
@@ -110,6 +112,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
            RETURNING id, organization_id, email, verified_at, created_at`,
           [newId('ne'), principal.project.organization_id, request.body.email],
         );
+        await onNotificationEmailCreated?.(row!);
         return reply.code(201).send(emailView(row!));
       } catch (err) {
         if (sqlState(err) === UNIQUE_VIOLATION) {

@@ -10,6 +10,7 @@ import { Accounts } from '../../projections/state/accounts.ts';
 import { migrate } from '../../projections/state/migrations.ts';
 import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
 import { TEST_SETTINGS } from '../support/api.ts';
+import { testDeliveryKit } from '../support/delivery.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import type { Bench, BenchResult } from './bench.ts';
 
@@ -37,7 +38,12 @@ export const apiBench: Bench = {
     const app = await buildApp({
       logger: silentLogger(),
       readiness: new Readiness(),
-      services: { state, accounts, catalog: new CatalogReader(state) },
+      services: {
+        state,
+        accounts,
+        catalog: new CatalogReader(state),
+        delivery: testDeliveryKit(state, new CatalogReader(state)),
+      },
       settings: { ...TEST_SETTINGS, rateLimitPerMinute: 10_000_000 },
     });
     const url = await app.listen({ port: 0, host: '127.0.0.1' });

@@ -1,12 +1,34 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { alertsE2eBench } from './alerts-e2e.bench.ts';
+import { alertsLatencyBench } from './alerts-latency.bench.ts';
+import { alertsMatcherBench } from './alerts-matcher.bench.ts';
+import { analyticsBench } from './analytics.bench.ts';
 import { apiBench } from './api.bench.ts';
 import type { Bench, BenchResult } from './bench.ts';
 import { meets } from './bench.ts';
 import { eventLogBench } from './event-log.bench.ts';
+import { ingestBench } from './ingest.bench.ts';
+import { mentionsBench, speakersBench } from './mentions.bench.ts';
+import { searchLatencyBench } from './search-latency.bench.ts';
+import { searchRelevanceBench } from './search-relevance.bench.ts';
+import { webhookSenderBench } from './webhook-sender.bench.ts';
 
-export const BENCHES: Bench[] = [eventLogBench, apiBench];
+export const BENCHES: Bench[] = [
+  eventLogBench,
+  apiBench,
+  analyticsBench,
+  alertsMatcherBench,
+  webhookSenderBench,
+  alertsLatencyBench,
+  alertsE2eBench,
+  searchRelevanceBench,
+  searchLatencyBench,
+  mentionsBench,
+  speakersBench,
+  ingestBench,
+];
 
 /** Runs the benchmarks (all, or those named), prints a table and writes JSON. */
 export async function runBenches(options: { only?: string[]; outDir?: string } = {}): Promise<BenchResult[]> {

@@ -2,10 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import { type ApiSettings, buildApp } from '../../api/app.ts';
 import { silentLogger } from '../../infra/logger.ts';
 import { Readiness } from '../../infra/readiness.ts';
+import type { AnalyticsStore } from '../../projections/analytics/analytics-store.ts';
 import { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import { Accounts } from '../../projections/state/accounts.ts';
 import { migrate } from '../../projections/state/migrations.ts';
 import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
+import { type TestDeliveryOptions, testDeliveryKit } from './delivery.ts';
 
 export const TEST_SETTINGS: ApiSettings = {
   publicUrl: 'http://127.0.0.1:8080',
@@ -18,9 +20,16 @@ export const TEST_SETTINGS: ApiSettings = {
 export async function testApi(
   settings: Partial<ApiSettings> = {},
   configure?: (app: FastifyInstance) => void,
+  options: {
+    delivery?: TestDeliveryOptions;
+    /** A state store to use (migrated, e.g. holding a projected catalog); closed by the caller. */
+    state?: PgliteStateStore;
+    /** Serves the analytics reads from this store. */
+    analytics?: AnalyticsStore;
+  } = {},
 ) {
-  const state = new PgliteStateStore();
-  await migrate(state);
+  const state = options.state ?? new PgliteStateStore();
+  if (!options.state) await migrate(state);
   const accounts = new Accounts(state);
   const org = await accounts.createOrganization({ name: 'Acme Audio', slug: 'acme' });
   const other = await accounts.createOrganization({ name: 'Other Org', slug: 'other' });
@@ -37,10 +46,18 @@ export async function testApi(
     plan: 'business',
   });
   keys.other = (await accounts.createApiKey({ projectId: otherProject.id })).key;
+  const catalog = new CatalogReader(state);
+  const delivery = testDeliveryKit(state, catalog, options.delivery);
   const app = await buildApp({
     logger: silentLogger(),
     readiness: new Readiness(),
-    services: { state, accounts, catalog: new CatalogReader(state) },
+    services: {
+      state,
+      accounts,
+      catalog,
+      delivery,
+      analytics: options.analytics,
+    },
     settings: { ...TEST_SETTINGS, ...settings },
   });
   configure?.(app);
@@ -53,9 +70,11 @@ export async function testApi(
     other,
     keys,
     projects,
+    delivery,
     async close() {
       await app.close();
-      await state.close();
+      await delivery.close();
+      if (!options.state) await state.close();
     },
   };
 }

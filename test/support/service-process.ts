@@ -11,7 +11,16 @@ export async function spawnEarshot(args: string[], env: Record<string, string>) 
   const output: string[] = [];
   const child: ChildProcess = spawn(process.execPath, [path.join(root, 'bin/earshot.js'), ...args], {
     cwd: root,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', ...env },
+    // No embeddings model download in tests (semantic search stays off unless a test points
+    // EARSHOT_MODELS_DIR at a cached model).
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'info',
+      EARSHOT_EMBEDDINGS_FETCH: 'off',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (d: Buffer) => output.push(d.toString()));

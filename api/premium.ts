@@ -1,0 +1,67 @@
+import type { FastifyRequest } from 'fastify';
+import { principalOf } from './plugins/authentication.ts';
+import { invalidParameter, problem } from './problem.ts';
+
+/**
+ * Plan gates for premium data: premium endpoints and premium `include` sections need a plan with
+ * premium endpoints (`premium_required`, 403). Refusals name what to drop or where to upgrade.
+ */
+export function requirePremiumEndpoint(request: FastifyRequest, dashboardUrl: string): void {
+  const principal = principalOf(request);
+  if (principal.plan.premium_endpoints) return;
+  const path = request.url.split('?')[0]!;
+  throw problem(
+    'premium_required',
+    `${path} is a premium endpoint; the ${principal.plan.name} plan does not include premium endpoints.`,
+    {
+      errors: [{ location: 'path', message: 'is a premium endpoint', value: path }],
+      resolve: {
+        message: 'Move the project to a plan with premium endpoints (Business or Enterprise).',
+        action: 'upgrade_plan',
+        url: `${dashboardUrl.replace(/\/$/, '')}/billing`,
+      },
+    },
+  );
+}
+
+/**
+ * Parses a comma-separated `include` against the values an endpoint offers (unknown values are a
+ * 422 naming them) and refuses premium values on a plan without premium endpoints.
+ */
+export function parseIncludes<const T extends string>(
+  request: FastifyRequest,
+  raw: string | undefined,
+  offered: readonly T[],
+  premium: readonly T[],
+  dashboardUrl: string,
+): Set<T> {
+  const values = (raw ?? '')
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v.length > 0);
+  const unknown = values.filter((v) => !(offered as readonly string[]).includes(v));
+  if (unknown.length > 0) {
+    throw invalidParameter(
+      'query.include',
+      `unknown values ${unknown.join(', ')}; offered: ${offered.join(', ')}`,
+      raw,
+    );
+  }
+  const wanted = new Set(values as T[]);
+  const refused = [...wanted].filter((v) => premium.includes(v));
+  if (refused.length > 0 && !principalOf(request).plan.premium_endpoints) {
+    throw problem(
+      'premium_required',
+      `The include values ${refused.join(', ')} are premium; the ${principalOf(request).plan.name} plan does not include them. Retry without them.`,
+      {
+        errors: [{ location: 'query.include', message: `premium values: ${refused.join(', ')}`, value: raw }],
+        resolve: {
+          message: `Retry without ${refused.join(', ')} in include, or move to a plan with premium endpoints.`,
+          action: 'remove_premium_includes',
+          url: `${dashboardUrl.replace(/\/$/, '')}/billing`,
+        },
+      },
+    );
+  }
+  return wanted;
+}

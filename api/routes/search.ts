@@ -1,0 +1,215 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { CLIP_TYPES, FILTER_ROLES, SEGMENT_TYPES } from '../../projections/search/search-index.ts';
+import { ListEnvelope, pageQuery, pageQueryAll } from '../pagination.ts';
+import { StringEnum, withProblems } from '../schemas.ts';
+import {
+  type ClipListParams,
+  type ClipSearchParams,
+  clipSearch,
+  episodeClips,
+  listClips,
+} from '../search/clip-search.ts';
+import { type DialogueSearchParams, dialogueSearch } from '../search/dialogue-search.ts';
+import { ENTITY_SEARCH_TYPES, searchEntities, searchPodcasts } from '../search/name-search.ts';
+import { QueryEmbedder, type SearchServices } from '../search/search-services.ts';
+import {
+  ClipSchema,
+  ClipSearchItemSchema,
+  CompanyEnvelope,
+  DialogueResultSchema,
+  EntitySearchItemSchema,
+  PodcastSearchItemSchema,
+} from '../search/views.ts';
+import { EntityCompact } from '../views/catalog.ts';
+
+const MAX_QUERY = 500;
+const ref = (what: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: what }));
+const searchText = (description: string) =>
+  Type.Optional(
+    Type.String({ maxLength: MAX_QUERY, description: `${description} (at most ${MAX_QUERY} characters)` }),
+  );
+const dateParam = (description: string) =>
+  Type.Optional(
+    Type.String({ maxLength: 40, description: `${description}: YYYY-MM-DD or an RFC 3339 date-time` }),
+  );
+const role = Type.Optional(
+  StringEnum(FILTER_ROLES, {
+    description: 'how the entity features: as guest, host, panelist, correspondent, or mentioned',
+  }),
+);
+const since = dateParam('episodes published on or after');
+const until = dateParam('episodes published before (a bare date includes that whole day)');
+
+const DialogueQuery = Type.Object({
+  semantic_search: searchText('search by meaning'),
+  keyword_search: searchText(
+    'BM25 keyword search; each "double-quoted sequence" must occur as an exact ordered phrase, several phrases AND together',
+  ),
+  entity_id: ref('entity slug or ID: episodes featuring this entity'),
+  entity_type: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        'entity category slug (GET /v1/entities/types); not with role; ignored when entity_id is given',
+    }),
+  ),
+  company_id: ref('company slug, domain or ID'),
+  episode_id: ref('episode slug or ID'),
+  podcast_id: ref('podcast slug, ID or numeric directory ID'),
+  type: Type.Optional(StringEnum(SEGMENT_TYPES, { description: 'segment type' })),
+  role,
+  since,
+  until,
+  sort: Type.Optional(StringEnum(['relevance', 'recency'] as const, { default: 'relevance' })),
+  ...pageQuery(),
+});
+
+const ClipSearchQuery = Type.Object({
+  q: searchText('search clips by meaning; at least one of q, entity_id, company_id is required'),
+  entity_id: ref('entity slug or ID: clips the entity speaks in or is mentioned in'),
+  company_id: ref('company slug, domain or ID'),
+  episode_id: ref('episode slug or ID'),
+  podcast_id: ref('podcast slug, ID or numeric directory ID'),
+  type: Type.Optional(StringEnum(CLIP_TYPES, { description: 'clip type' })),
+  role,
+  since,
+  until,
+  sort: Type.Optional(
+    StringEnum(['relevance', 'recency'] as const, {
+      description: 'default: relevance with q, recency otherwise',
+    }),
+  ),
+  ...pageQuery({ max: 25, fallback: 10 }),
+});
+
+const ClipListQuery = Type.Object({
+  speaker: ref('person slug (as entity search returns it) or ID of the speaker'),
+  podcast_id: ref('podcast slug, ID or numeric directory ID'),
+  type: Type.Optional(StringEnum(CLIP_TYPES, { description: 'clip type' })),
+  min_engagement: Type.Optional(
+    Type.Number({ minimum: 0, maximum: 100, description: 'lowest engagement score' }),
+  ),
+  ...pageQuery(),
+});
+
+const NameQuery = {
+  q: Type.String({ minLength: 1, maxLength: MAX_QUERY, description: 'free text' }),
+};
+
+export const PodcastSearchQuery = Type.Object({ ...NameQuery, ...pageQuery() });
+
+const DialogueResponse = Type.Object({
+  ...ListEnvelope(DialogueResultSchema).properties,
+  company: Type.Optional(CompanyEnvelope),
+  entity: Type.Optional(EntityCompact),
+});
+
+/**
+ * Search endpoints: dialogue search, clip search and lists, entity search and podcast search.
+ * `GET /v1/podcasts?q=` answers like `/v1/podcasts/search`: its route calls `searchPodcasts`.
+ */
+export const searchRoutes: FastifyPluginAsyncTypebox<{ services: SearchServices }> = async (
+  app,
+  { services },
+) => {
+  const embedder = new QueryEmbedder(services);
+
+  app.get(
+    '/v1/podcasts/episodes/search',
+    {
+      config: { billable: { priceCents: 3 } },
+      schema: {
+        tags: ['search'],
+        summary: 'Search dialogue by keyword, meaning or both',
+        description:
+          'Each result is one segment of one episode with windows of lines around its matches. Keyword search ranks lines by BM25; semantic search by meaning; both together fuse the two rankings by reciprocal rank (hybrid). Without a text query, segments matching the filters come newest first.',
+        querystring: DialogueQuery,
+        response: withProblems({ 200: DialogueResponse }),
+      },
+    },
+    async (request) => dialogueSearch(services, embedder, request.query as DialogueSearchParams),
+  );
+
+  app.get(
+    '/v1/podcasts/clips/search',
+    {
+      config: { billable: { priceCents: 2 } },
+      schema: {
+        tags: ['clips'],
+        summary: 'Search highlight clips by meaning and by who features in them',
+        querystring: ClipSearchQuery,
+        response: withProblems({ 200: ListEnvelope(ClipSearchItemSchema) }),
+      },
+    },
+    async (request) => clipSearch(services, embedder, request.query as ClipSearchParams),
+  );
+
+  app.get(
+    '/v1/podcasts/clips',
+    {
+      config: { billable: { priceCents: 1 } },
+      schema: {
+        tags: ['clips'],
+        summary: 'Clips across the catalog, best first',
+        querystring: ClipListQuery,
+        response: withProblems({ 200: ListEnvelope(ClipSchema) }),
+      },
+    },
+    async (request) => listClips(services, request.query as ClipListParams),
+  );
+
+  app.get(
+    '/v1/podcasts/episodes/:id/clips',
+    {
+      config: { billable: { priceCents: 1 } },
+      schema: {
+        tags: ['clips'],
+        summary: 'Clips of one episode, best first',
+        params: Type.Object({
+          id: Type.String({ minLength: 1, maxLength: 200, description: 'episode slug or ID' }),
+        }),
+        querystring: Type.Object(pageQueryAll()),
+        response: withProblems({ 200: ListEnvelope(ClipSchema) }),
+      },
+    },
+    async (request) => episodeClips(services, request.params.id, request.query),
+  );
+
+  app.get(
+    '/v1/entities/search',
+    {
+      config: { billable: { priceCents: 1 } },
+      schema: {
+        tags: ['entities'],
+        summary: 'Find people, companies and knowledge-graph entities by name',
+        description:
+          'Matches names, partial names, nicknames, tickers, @handles and domains; each result says how well it matched.',
+        querystring: Type.Object({
+          ...NameQuery,
+          type: Type.Optional(StringEnum(ENTITY_SEARCH_TYPES, { description: 'only this kind of entity' })),
+          ...pageQuery(),
+        }),
+        response: withProblems({ 200: ListEnvelope(EntitySearchItemSchema) }),
+      },
+    },
+    async (request) => searchEntities(services, request.query as Parameters<typeof searchEntities>[1]),
+  );
+
+  app.get(
+    '/v1/podcasts/search',
+    {
+      config: { billable: { priceCents: 1 } },
+      schema: {
+        tags: ['podcasts'],
+        summary: 'Find podcasts by name',
+        querystring: PodcastSearchQuery,
+        response: withProblems({ 200: ListEnvelope(PodcastSearchItemSchema) }),
+      },
+    },
+    async (request) => searchPodcasts(services, request.query),
+  );
+};
+
+export { searchPodcasts };

@@ -1,0 +1,188 @@
+import { Type } from '@sinclair/typebox';
+import {
+  type ClipHit,
+  type ClipType,
+  entityKey,
+  type FilterRole,
+  type SearchFilter,
+} from '../../projections/search/search-index.ts';
+import { decodeCursor, encodeCursor } from '../pagination.ts';
+import { invalidParameter, ProblemError } from '../problem.ts';
+import { MAX_DEPTH } from './dialogue-search.ts';
+import {
+  publishedRange,
+  type QueryEmbedder,
+  resolveCompany,
+  resolveEntity,
+  resolveEpisodeId,
+  resolvePodcastId,
+  type SearchServices,
+} from './search-services.ts';
+import { clipPersonIds, clipSearchItemView, clipView, episodeRef, loadCatalogContext } from './views.ts';
+
+export interface ClipSearchParams {
+  q?: string;
+  entity_id?: string;
+  company_id?: string;
+  episode_id?: string;
+  podcast_id?: string;
+  type?: ClipType;
+  role?: FilterRole;
+  since?: string;
+  until?: string;
+  sort?: 'relevance' | 'recency';
+  limit?: number;
+  cursor?: string;
+}
+
+const Offset = Type.Integer({ minimum: 0, maximum: 100_000 });
+
+/**
+ * Clip search: by meaning of `q` over each clip's title, description, lead-in and spoken words,
+ * and/or by the entities featuring in the clip (its speaker, with role, or mentioned within it).
+ */
+export async function clipSearch(services: SearchServices, embedder: QueryEmbedder, p: ClipSearchParams) {
+  const q = p.q?.trim();
+  if (!q && p.entity_id === undefined && p.company_id === undefined) {
+    throw new ProblemError('validation_error', 'Give at least one of q, entity_id or company_id.', {
+      errors: [
+        {
+          location: 'query.q',
+          message: 'at least one of q, entity_id or company_id is required',
+          value: p.q,
+        },
+      ],
+    });
+  }
+  if (p.role !== undefined && p.entity_id === undefined && p.company_id === undefined) {
+    throw invalidParameter('query.role', 'applies to entity_id or company_id; give one of them', p.role);
+  }
+  const limit = p.limit ?? 10;
+  const sort = p.sort ?? (q ? 'relevance' : 'recency');
+  const { catalog, index } = services;
+  const filter: SearchFilter = { ...publishedRange(p.since, p.until) };
+  const keys: string[][] = [];
+  if (p.entity_id !== undefined) {
+    const e = await resolveEntity(catalog, p.entity_id, 'query.entity_id');
+    keys.push([entityKey(e.id, p.role)]);
+  }
+  if (p.company_id !== undefined) {
+    const c = await resolveCompany(catalog, p.company_id, 'query.company_id');
+    keys.push([entityKey(c.id, p.role)]);
+  }
+  if (keys.length > 0) filter.clipKeys = keys;
+  if (p.episode_id !== undefined)
+    filter.episodeIds = [await resolveEpisodeId(catalog, p.episode_id, 'query.episode_id')];
+  if (p.podcast_id !== undefined)
+    filter.podcastIds = [await resolvePodcastId(catalog, p.podcast_id, 'query.podcast_id')];
+  if (p.type !== undefined) filter.clipTypes = [p.type];
+
+  const endpoint = 'clip-search';
+  const offset = decodeCursor(endpoint, p.cursor, Offset) ?? 0;
+  let hits: ClipHit[];
+  let hasMore: boolean;
+  let relevance: (h: ClipHit) => number;
+  if (q) {
+    const vector = await embedder.embed(q, 'query.q');
+    const depth = sort === 'recency' ? MAX_DEPTH : Math.min(MAX_DEPTH, offset + limit + 1);
+    const ranked = await index.vectorClips(vector, filter, depth);
+    if (sort === 'recency') ranked.sort((a, b) => b.published_at - a.published_at || b.score - a.score);
+    hits = ranked.slice(offset, offset + limit);
+    hasMore = ranked.length > offset + limit;
+    relevance = (h) => h.score;
+  } else {
+    const listed = await index.listClips(
+      filter,
+      sort === 'recency' ? 'recency' : 'engagement',
+      limit + 1,
+      offset,
+    );
+    hits = listed.slice(0, limit);
+    hasMore = listed.length > limit;
+    relevance = (h) => h.engagement_score / 100;
+  }
+  const clips = new Map((await index.getClips(hits.map((h) => h.id))).map((c) => [c.id, c]));
+  const ctx = await loadCatalogContext(
+    catalog,
+    [...new Set([...clips.values()].map((c) => c.episode_id))],
+    clipPersonIds([...clips.values()]),
+  );
+  const data = [];
+  for (const h of hits) {
+    const c = clips.get(h.id);
+    const episode = c && episodeRef(ctx, c.episode_id);
+    if (c && episode) data.push(clipSearchItemView(c, episode, ctx, relevance(h)));
+  }
+  return page(data, hasMore, endpoint, offset + limit);
+}
+
+export interface ClipListParams {
+  speaker?: string;
+  podcast_id?: string;
+  type?: ClipType;
+  min_engagement?: number;
+  limit?: number;
+  cursor?: string;
+}
+
+/** The catalog-wide clip list, best (highest engagement) first. */
+export async function listClips(services: SearchServices, p: ClipListParams) {
+  const { catalog } = services;
+  const filter: SearchFilter = {};
+  if (p.speaker !== undefined) {
+    const person = await resolveEntity(catalog, p.speaker, 'query.speaker');
+    if (person.kind !== 'PERSON') throw invalidParameter('query.speaker', 'is not a person', p.speaker);
+    filter.speakerPersonIds = [person.id];
+  }
+  if (p.podcast_id !== undefined)
+    filter.podcastIds = [await resolvePodcastId(catalog, p.podcast_id, 'query.podcast_id')];
+  if (p.type !== undefined) filter.clipTypes = [p.type];
+  if (p.min_engagement !== undefined) filter.minEngagement = p.min_engagement;
+  return clipPage(services, 'clips', filter, p.limit ?? 25, p.cursor);
+}
+
+/** Clips of one episode, best first; every clip when `limit` is omitted. */
+export async function episodeClips(
+  services: SearchServices,
+  episodeRefOrId: string,
+  p: { limit?: number; cursor?: string },
+) {
+  const episodeId = await resolveEpisodeId(services.catalog, episodeRefOrId, 'path.id');
+  return clipPage(
+    services,
+    `episode-clips:${episodeId}`,
+    { episodeIds: [episodeId] },
+    p.limit ?? 1000,
+    p.cursor,
+  );
+}
+
+async function clipPage(
+  services: SearchServices,
+  endpoint: string,
+  filter: SearchFilter,
+  limit: number,
+  cursor?: string,
+) {
+  const offset = decodeCursor(endpoint, cursor, Offset) ?? 0;
+  const listed = await services.index.listClips(filter, 'engagement', limit + 1, offset);
+  const hits = listed.slice(0, limit);
+  const clips = await services.index.getClips(hits.map((h) => h.id));
+  const ctx = await loadCatalogContext(
+    services.catalog,
+    [...new Set(clips.map((c) => c.episode_id))],
+    clipPersonIds(clips),
+  );
+  const data = [];
+  for (const c of clips) {
+    const episode = episodeRef(ctx, c.episode_id);
+    if (episode) data.push(clipView(c, episode, ctx));
+  }
+  return page(data, listed.length > limit, endpoint, offset + limit);
+}
+
+function page<T>(data: T[], hasMore: boolean, endpoint: string, next: number) {
+  const out: { data: T[]; has_more: boolean; cursor?: string } = { data, has_more: hasMore };
+  if (hasMore) out.cursor = encodeCursor(endpoint, next);
+  return out;
+}

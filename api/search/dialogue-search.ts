@@ -1,0 +1,344 @@
+import { Type } from '@sinclair/typebox';
+import type { EntityRow } from '../../projections/catalog/catalog-reader.ts';
+import { reciprocalRankFusion } from '../../projections/search/rrf.ts';
+import {
+  entityKey,
+  type FilterRole,
+  type KeywordQuery,
+  type LineHit,
+  type SearchFilter,
+  type SegmentDoc,
+  type SegmentLine,
+  type SegmentType,
+} from '../../projections/search/search-index.ts';
+import { isEmptyKeywordQuery, parseKeywordQuery } from '../../projections/search/text-analysis.ts';
+import { feedbackQuery, PRF_DOCS, PRF_POOL } from '../../projections/search/vectors.ts';
+import { decodeCursor, encodeCursor } from '../pagination.ts';
+import { invalidParameter, ProblemError } from '../problem.ts';
+import { entityCompact } from '../views/catalog.ts';
+import {
+  publishedRange,
+  type QueryEmbedder,
+  resolveCompany,
+  resolveEntity,
+  resolveEpisodeId,
+  resolvePodcastId,
+  type SearchServices,
+} from './search-services.ts';
+import { clipPersonIds, clipView, episodeRef, loadCatalogContext, segmentView } from './views.ts';
+
+export interface DialogueSearchParams {
+  semantic_search?: string;
+  keyword_search?: string;
+  entity_id?: string;
+  entity_type?: string;
+  company_id?: string;
+  episode_id?: string;
+  podcast_id?: string;
+  type?: SegmentType;
+  role?: FilterRole;
+  since?: string;
+  until?: string;
+  sort?: 'relevance' | 'recency';
+  limit?: number;
+  cursor?: string;
+}
+
+const ENDPOINT = 'dialogue-search';
+/** Lines each ranked list contributes at most; results go this deep. */
+export const MAX_DEPTH = 1000;
+/** Lines of context on each side of a matching line. */
+const CONTEXT_LINES = 2;
+const MAX_WINDOWS = 5;
+const PREVIEW_LINES = 5;
+
+interface SegmentGroup {
+  segmentId: string;
+  episodeId: string;
+  publishedAt: number;
+  score: number;
+  rank: number;
+  /** Matching line number → its score in the fused (or single) list. */
+  lines: Map<number, number>;
+}
+
+/**
+ * Dialogue search: ranks transcript lines by BM25 (`keyword_search`), by meaning
+ * (`semantic_search`) or both fused by reciprocal rank (hybrid), within the filters, then
+ * groups the lines into their segments; each result is one segment with windows of lines around
+ * its matches.
+ */
+export async function dialogueSearch(
+  services: SearchServices,
+  embedder: QueryEmbedder,
+  p: DialogueSearchParams,
+) {
+  const limit = p.limit ?? 25;
+  const sort = p.sort ?? 'relevance';
+
+  if (p.entity_type !== undefined && p.role !== undefined) {
+    throw new ProblemError('validation_error', 'query.entity_type cannot be combined with query.role.', {
+      errors: [
+        { location: 'query.entity_type', message: 'cannot be combined with role', value: p.entity_type },
+        { location: 'query.role', message: 'cannot be combined with entity_type', value: p.role },
+      ],
+    });
+  }
+  if (p.role !== undefined && p.entity_id === undefined && p.company_id === undefined) {
+    throw invalidParameter('query.role', 'applies to entity_id or company_id; give one of them', p.role);
+  }
+  const keyword = p.keyword_search !== undefined ? parseKeywordQuery(p.keyword_search) : undefined;
+  if (keyword && isEmptyKeywordQuery(keyword)) {
+    throw invalidParameter('query.keyword_search', 'has no words to search for', p.keyword_search);
+  }
+  const semanticText = p.semantic_search?.trim();
+  if (p.semantic_search !== undefined && !semanticText) {
+    throw invalidParameter('query.semantic_search', 'is empty', p.semantic_search);
+  }
+
+  // References, then the filter.
+  const { catalog, index } = services;
+  const filter: SearchFilter = { ...publishedRange(p.since, p.until) };
+  let entity: EntityRow | undefined;
+  let company: EntityRow | undefined;
+  const keys: string[][] = [];
+  if (p.entity_id !== undefined) {
+    entity = await resolveEntity(catalog, p.entity_id, 'query.entity_id');
+    keys.push([entityKey(entity.id, p.role)]);
+  }
+  if (p.company_id !== undefined) {
+    company = await resolveCompany(catalog, p.company_id, 'query.company_id');
+    keys.push([entityKey(company.id, p.role)]);
+  }
+  if (p.entity_type !== undefined && !entity) {
+    const ids = await entityIdsOfType(services, p.entity_type);
+    keys.push(ids);
+  }
+  if (keys.length > 0) filter.keys = keys;
+  if (p.episode_id !== undefined)
+    filter.episodeIds = [await resolveEpisodeId(catalog, p.episode_id, 'query.episode_id')];
+  if (p.podcast_id !== undefined)
+    filter.podcastIds = [await resolvePodcastId(catalog, p.podcast_id, 'query.podcast_id')];
+  if (p.type !== undefined) filter.segmentTypes = [p.type];
+  const focus = entity ?? company;
+
+  const vector = semanticText ? await embedder.embed(semanticText, 'query.semantic_search') : undefined;
+  const offset = decodeCursor(ENDPOINT, p.cursor, Type.Integer({ minimum: 0, maximum: MAX_DEPTH })) ?? 0;
+
+  let source: 'keyword' | 'semantic' | 'hybrid' | 'filter';
+  let page: SegmentGroup[];
+  let hasMore: boolean;
+  if (!keyword && !vector) {
+    source = 'filter';
+    const segFilter: SearchFilter = { ...filter };
+    // Without a text query, an entity filter means segments where the entity is mentioned or speaks.
+    if (segFilter.keys) {
+      segFilter.segmentKeys = segFilter.keys;
+      delete segFilter.keys;
+    }
+    const hits = await index.filterSegments(segFilter, limit + 1, offset);
+    hasMore = hits.length > limit;
+    page = hits.slice(0, limit).map((h, i) => ({
+      segmentId: h.id,
+      episodeId: h.episode_id,
+      publishedAt: h.published_at,
+      score: 1,
+      rank: offset + i,
+      lines: new Map(),
+    }));
+  } else {
+    const depth =
+      sort === 'recency' ? MAX_DEPTH : Math.min(MAX_DEPTH, Math.max(200, (offset + limit + 1) * 8));
+    const lines = await rankLines(services, { keyword, vector, filter, depth });
+    source = lines.source;
+    const ranked = lines.ranked;
+    const groups = groupBySegment(ranked);
+    if (sort === 'recency') groups.sort((a, b) => b.publishedAt - a.publishedAt || a.rank - b.rank);
+    page = groups.slice(offset, offset + limit);
+    hasMore = groups.length > offset + limit;
+  }
+
+  const segments = new Map((await index.getSegments(page.map((g) => g.segmentId))).map((s) => [s.id, s]));
+  const clips = [...segments.values()].flatMap((s) => s.clips);
+  const ctx = await loadCatalogContext(
+    catalog,
+    [...new Set(page.map((g) => g.episodeId))],
+    clipPersonIds(clips),
+  );
+
+  const data = [];
+  for (const g of page) {
+    const seg = segments.get(g.segmentId);
+    const episode = seg && episodeRef(ctx, seg.episode_id);
+    if (!seg || !episode) continue; // indexed before the catalog caught up; skipped rather than half-shown
+    const hits = source === 'filter' && focus ? focusLines(seg, focus.id) : g.lines;
+    data.push({
+      episode,
+      match: { source, relevance_score: Math.round(g.score * 1e6) / 1e6 },
+      segment: segmentView(seg, episode),
+      windows: windowsOf(seg, hits, focus?.id),
+      clips: seg.clips.map((c) => clipView(c, episode, ctx)),
+    });
+  }
+
+  const out: {
+    data: typeof data;
+    has_more: boolean;
+    cursor?: string;
+    company?: { id: string; name: string; image_url: string | null };
+    entity?: ReturnType<typeof entityCompact>;
+  } = { data, has_more: hasMore };
+  if (hasMore) out.cursor = encodeCursor(ENDPOINT, offset + limit);
+  if (company) out.company = { id: company.id, name: company.name, image_url: company.image_url };
+  if (focus) {
+    const employerId = focus.person?.company_id;
+    const employer = employerId ? (await catalog.entitiesByIds([employerId])).get(employerId) : undefined;
+    out.entity = entityCompact(focus, employer);
+  }
+  return out;
+}
+
+/**
+ * The line ranking dialogue search groups into segments: BM25 lines, vector lines, or both fused
+ * by reciprocal rank. Exported for the relevance evaluation, which scores it line by line.
+ */
+export async function rankLines(
+  services: SearchServices,
+  q: { keyword?: KeywordQuery; vector?: Float32Array; filter: SearchFilter; depth: number },
+): Promise<{ source: 'keyword' | 'semantic' | 'hybrid'; ranked: { hit: LineHit; score: number }[] }> {
+  const [kw, sem] = await Promise.all([
+    q.keyword ? services.index.keywordLines(q.keyword, q.filter, q.depth) : Promise.resolve(undefined),
+    q.vector ? semanticLines(services, q.vector, q.filter, q.depth) : Promise.resolve(undefined),
+  ]);
+  if (kw && sem) {
+    const fused = reciprocalRankFusion([kw, sem], (h) => h.id);
+    return { source: 'hybrid', ranked: fused.map((f) => ({ hit: f.item, score: f.score })) };
+  }
+  return {
+    source: kw ? 'keyword' : 'semantic',
+    ranked: (kw ?? sem ?? []).map((hit) => ({ hit, score: hit.score })),
+  };
+}
+
+/**
+ * Vector search with one round of pseudo-relevance feedback: the best distinct lines of a first
+ * pass pull the query towards what the corpus says about it (vectors.ts).
+ */
+async function semanticLines(
+  services: SearchServices,
+  vector: Float32Array,
+  filter: SearchFilter,
+  depth: number,
+): Promise<LineHit[]> {
+  const first = await services.index.vectorLines(vector, filter, PRF_POOL, { withVectors: true });
+  const seen = new Set<string>();
+  const feedback: Float32Array[] = [];
+  for (const h of first) {
+    if (!h.vector || seen.has(h.text ?? h.id)) continue;
+    seen.add(h.text ?? h.id);
+    feedback.push(h.vector);
+    if (feedback.length === PRF_DOCS) break;
+  }
+  if (feedback.length === 0) return [];
+  return services.index.vectorLines(feedbackQuery(vector, feedback), filter, depth);
+}
+
+async function entityIdsOfType(services: SearchServices, slug: string): Promise<string[]> {
+  const rows = await services.state.query<{ id: string }>(
+    'SELECT id FROM catalog_entities WHERE category_slug = $1 ORDER BY id',
+    [slug],
+  );
+  if (rows.length === 0) {
+    throw invalidParameter('query.entity_type', 'is not an entity type (see GET /v1/entities/types)', slug);
+  }
+  return rows.map((r) => r.id);
+}
+
+function groupBySegment(ranked: { hit: LineHit; score: number }[]): SegmentGroup[] {
+  const groups = new Map<string, SegmentGroup>();
+  ranked.forEach(({ hit, score }, i) => {
+    let g = groups.get(hit.segment_id);
+    if (!g) {
+      g = {
+        segmentId: hit.segment_id,
+        episodeId: hit.episode_id,
+        publishedAt: hit.published_at,
+        score,
+        rank: i,
+        lines: new Map(),
+      };
+      groups.set(hit.segment_id, g);
+    }
+    if (!g.lines.has(hit.number)) g.lines.set(hit.number, score);
+  });
+  return [...groups.values()];
+}
+
+/** Lines of `seg` in which `entityId` is mentioned or speaks (filter-only results). */
+function focusLines(seg: SegmentDoc, entityId: string): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const l of seg.lines) {
+    if (l.mentions.includes(entityId) || l.speaker.person_id === entityId) out.set(l.number, 1);
+  }
+  return out;
+}
+
+/**
+ * Windows of lines around the matching lines: CONTEXT_LINES before and after each, overlapping
+ * windows merged, at most MAX_WINDOWS (those holding the best matches), in time order. The window
+ * holding the best match is the preview. Without matches, the segment's opening lines.
+ */
+export function windowsOf(seg: SegmentDoc, hits: Map<number, number>, focusId?: string) {
+  const lines = seg.lines;
+  const indexOf = new Map(lines.map((l, i) => [l.number, i]));
+  const matched = [...hits.entries()]
+    .filter(([n]) => indexOf.has(n))
+    .sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+  const lineView = (l: SegmentLine) => ({
+    number: l.number,
+    speaker: l.speaker.name,
+    role: l.speaker.role,
+    start_seconds: l.start_seconds,
+    end_seconds: l.end_seconds,
+    text: l.text,
+    is_match: hits.has(l.number),
+    is_mention: focusId ? l.mentions.includes(focusId) : l.mentions.length > 0,
+  });
+  const window = (from: number, to: number, preview: boolean) => {
+    const slice = lines.slice(from, to + 1);
+    return {
+      start_seconds: slice[0]!.start_seconds,
+      end_seconds: slice.at(-1)!.end_seconds,
+      is_preview: preview,
+      lines: slice.map(lineView),
+    };
+  };
+  if (lines.length === 0) return [];
+  if (matched.length === 0) return [window(0, Math.min(lines.length, PREVIEW_LINES) - 1, true)];
+
+  // Ranges around matches, best match first; merge into existing ranges when they touch.
+  const ranges: { from: number; to: number; best: number }[] = [];
+  for (const [n] of matched) {
+    const i = indexOf.get(n)!;
+    const from = Math.max(0, i - CONTEXT_LINES);
+    const to = Math.min(lines.length - 1, i + CONTEXT_LINES);
+    const overlapping = ranges.find((r) => from <= r.to + 1 && to >= r.from - 1);
+    if (overlapping) {
+      overlapping.from = Math.min(overlapping.from, from);
+      overlapping.to = Math.max(overlapping.to, to);
+    } else if (ranges.length < MAX_WINDOWS) {
+      ranges.push({ from, to, best: ranges.length });
+    }
+  }
+  // Merging can make ranges touch each other; fold those together.
+  ranges.sort((a, b) => a.from - b.from);
+  const merged: typeof ranges = [];
+  for (const r of ranges) {
+    const last = merged.at(-1);
+    if (last && r.from <= last.to + 1) {
+      last.to = Math.max(last.to, r.to);
+      last.best = Math.min(last.best, r.best);
+    } else merged.push({ ...r });
+  }
+  return merged.map((r) => window(r.from, r.to, r.best === 0));
+}

@@ -1,0 +1,146 @@
+import type { CatalogReader, EntityRow } from '../../projections/catalog/catalog-reader.ts';
+import type { EmbeddingsPort } from '../../projections/embeddings/embeddings-port.ts';
+import type { SearchIndex } from '../../projections/search/search-index.ts';
+import type { Queryable } from '../../projections/state/state-store.ts';
+import { invalidParameter, problem } from '../problem.ts';
+
+/** What the search endpoints read from. */
+export interface SearchServices {
+  index: SearchIndex;
+  catalog: CatalogReader;
+  /** The catalog tables, for the few reads CatalogReader has no method for. */
+  state: Queryable;
+  /** The query-side embeddings port; undefined while no model is available. */
+  embeddings(): EmbeddingsPort | undefined;
+  /** Why semantic search is unavailable, when it is. */
+  semanticUnavailableReason(): string | undefined;
+  /** Query vectors kept for repeated queries (default 2000; 0 embeds every query). */
+  queryCacheSize?: number;
+}
+
+const QUERY_CACHE = 2000;
+
+/** Embeds query strings, keeping recent ones (the same query is often asked page after page). */
+export class QueryEmbedder {
+  private readonly cache = new Map<string, Float32Array>();
+
+  constructor(private readonly services: SearchServices) {}
+
+  async embed(text: string, location: string): Promise<Float32Array> {
+    const port = this.services.embeddings();
+    if (!port) {
+      const reason = this.services.semanticUnavailableReason() ?? 'no embeddings model is available';
+      throw problem('semantic_search_unavailable', `Semantic search is unavailable: ${reason}.`, {
+        errors: [{ location, message: 'needs semantic search, which is unavailable', value: text }],
+        resolve: {
+          message: 'Search with keyword_search meanwhile; semantic search returns once the model is loaded.',
+          action: 'use_keyword_search',
+        },
+        headers: { 'retry-after': '60' },
+      });
+    }
+    const key = text.trim();
+    const capacity = this.services.queryCacheSize ?? QUERY_CACHE;
+    const hit = this.cache.get(key);
+    if (hit) {
+      this.cache.delete(key);
+      this.cache.set(key, hit);
+      return hit;
+    }
+    const [vector] = await port.embed([key]);
+    if (capacity > 0) {
+      this.cache.set(key, vector!);
+      if (this.cache.size > capacity) this.cache.delete(this.cache.keys().next().value!);
+    }
+    return vector!;
+  }
+}
+
+/** Resolves an entity reference (slug or id) or answers 404 naming the parameter. */
+export async function resolveEntity(
+  catalog: CatalogReader,
+  ref: string,
+  location: string,
+): Promise<EntityRow> {
+  const row = await catalog.entity(ref);
+  if (!row) throw notFound(location, 'no entity has this slug or ID', ref);
+  return row;
+}
+
+export async function resolveCompany(
+  catalog: CatalogReader,
+  ref: string,
+  location: string,
+): Promise<EntityRow> {
+  const row = await catalog.company(ref);
+  if (!row) throw notFound(location, 'no company has this slug, domain or ID', ref);
+  return row;
+}
+
+export async function resolvePodcastId(
+  catalog: CatalogReader,
+  ref: string,
+  location: string,
+): Promise<string> {
+  const row = await catalog.podcast(ref);
+  if (!row) throw notFound(location, 'no podcast has this slug, ID or directory ID', ref);
+  return row.id;
+}
+
+export async function resolveEpisodeId(
+  catalog: CatalogReader,
+  ref: string,
+  location: string,
+): Promise<string> {
+  const row = await catalog.episode(ref);
+  if (!row) throw notFound(location, 'no episode has this slug or ID', ref);
+  return row.id;
+}
+
+function notFound(location: string, message: string, value: string) {
+  return problem('not_found', `${location}: ${message} (${value}).`, {
+    errors: [{ location, message, value }],
+  });
+}
+
+const DAY_MS = 86_400_000;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * `since` / `until` of the search endpoints: `since` is included (a bare date from 00:00 UTC);
+ * `until` is excluded, and a bare date includes that whole UTC day — as on the mentions reads.
+ */
+export function publishedRange(
+  since: string | undefined,
+  until: string | undefined,
+): { publishedFrom?: number; publishedBefore?: number } {
+  const out: { publishedFrom?: number; publishedBefore?: number } = {};
+  if (since !== undefined) out.publishedFrom = instant(since, 'query.since', false);
+  if (until !== undefined) out.publishedBefore = instant(until, 'query.until', true);
+  if (
+    out.publishedFrom !== undefined &&
+    out.publishedBefore !== undefined &&
+    out.publishedFrom >= out.publishedBefore
+  ) {
+    throw invalidParameter('query.since', 'must be before until', since);
+  }
+  return out;
+}
+
+function instant(value: string, location: string, endOfDay: boolean): number {
+  const v = value.trim();
+  const d = DATE.exec(v);
+  if (d) {
+    const t = Date.UTC(Number(d[1]), Number(d[2]) - 1, Number(d[3]));
+    const check = new Date(t);
+    if (check.getUTCDate() !== Number(d[3]) || check.getUTCMonth() !== Number(d[2]) - 1) {
+      throw invalidParameter(location, 'is not a calendar date', value);
+    }
+    return endOfDay ? t + DAY_MS : t;
+  }
+  if (/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}/.test(v)) {
+    const t = Date.parse(v.replace(' ', 'T'));
+    if (!Number.isNaN(t)) return t;
+  }
+  throw invalidParameter(location, 'must be a date (YYYY-MM-DD) or an RFC 3339 date-time', value);
+}

@@ -1,0 +1,284 @@
+import {
+  type DecodedRecord,
+  PermanentWriteError,
+  type ProcessorDefinition,
+  type Sink,
+} from '../../processors/consumer-runner.ts';
+import { ok, skip } from '../../processors/step-result.ts';
+import type {
+  AdReads,
+  BiasEvaluation,
+  ChartSnapshotRow,
+  Clips,
+  Entity,
+  EpisodePublished,
+  MentionsDetected,
+  Podcast,
+  Publisher,
+  Segments,
+  SpeakersIdentified,
+  Transcript,
+} from '../../schemas/generated/index.ts';
+import { TOPICS } from '../../schemas/topics.ts';
+import { AnalyticsQueryError, type AnalyticsStore } from './analytics-store.ts';
+import {
+  AD_FACTS,
+  adReadsSet,
+  biasRow,
+  chartRow,
+  clipsSet,
+  type EpisodeSet,
+  entityRow,
+  episodeRow,
+  mentionsSet,
+  podcastRow,
+  publisherRow,
+  type Row,
+  SET_TABLES,
+  type SetKind,
+  segmentsSet,
+  speakersSet,
+  TABLES,
+  type TableName,
+  transcriptSet,
+} from './rows.ts';
+
+/**
+ * Projectors from the topics into the analytics store. Each handles a record purely (event →
+ * rows) and writes a batch with one insert per table: thousands of rows, or what arrived within
+ * the runner's time bound. Writes are idempotent:
+ *
+ * - plain tables (dimensions, charts, bias) are ReplacingMergeTrees keyed by what identifies a
+ *   row, written with deterministic versions, read with FINAL;
+ * - episode-scoped sets (mentions, speakers, transcript, segments, clips, ad reads) are written
+ *   only when newer than the version `episode_versions` records for the episode; a newer set
+ *   first marks every row of the older one deleted, so removed lines disappear too.
+ */
+export type AnalyticsItem = { kind: 'row'; table: TableName; row: Row } | { kind: 'set'; set: EpisodeSet };
+
+/** ClickHouse error codes that mean "this data cannot be written", as opposed to "try again". */
+const DATA_ERRORS = new Set([6, 26, 27, 38, 41, 53, 69, 70, 72, 117, 130, 131, 241]);
+
+function classify(err: unknown): unknown {
+  if (err instanceof AnalyticsQueryError && err.code !== undefined && DATA_ERRORS.has(err.code)) {
+    return new PermanentWriteError(err.message);
+  }
+  return err;
+}
+
+/** Characters of encoded rows per insert (transcript words add up). */
+const INSERT_CHUNK_CHARS = 64 * 1024 * 1024;
+
+/** Writes episode-scoped sets with the version rule above. */
+export class EpisodeSetWriter {
+  constructor(private readonly store: AnalyticsStore) {}
+
+  /** Writes the sets that are newer than what the store holds; returns the episode ids written per kind. */
+  async write(sets: EpisodeSet[]): Promise<Map<SetKind, string[]>> {
+    const byKind = new Map<SetKind, Map<string, EpisodeSet>>();
+    for (const set of sets) {
+      const latest = byKind.get(set.kind) ?? new Map<string, EpisodeSet>();
+      const seen = latest.get(set.episodeId);
+      if (!seen || seen.version <= set.version) latest.set(set.episodeId, set);
+      byKind.set(set.kind, latest);
+    }
+    const written = new Map<SetKind, string[]>();
+    for (const [kind, latest] of byKind) {
+      const ids = [...latest.keys()];
+      const current = new Map(
+        (
+          await this.store.query<{ episode_id: string; version: number }>(
+            `SELECT episode_id, max(version) AS version FROM episode_versions
+             WHERE kind = {kind:String} AND episode_id IN {ids:Array(String)} GROUP BY episode_id`,
+            { kind, ids },
+          )
+        ).map((r) => [r.episode_id, Number(r.version)]),
+      );
+      const fresh = [...latest.values()].filter(
+        (s) => !(current.has(s.episodeId) && current.get(s.episodeId)! >= s.version),
+      );
+      if (fresh.length === 0) continue;
+      const replacing = fresh.filter((s) => current.has(s.episodeId));
+      const tables = SET_TABLES[kind] as Partial<Record<TableName, readonly string[]>>;
+      if (replacing.length > 0) {
+        for (const [table, key] of Object.entries(tables) as [TableName, readonly string[]][]) {
+          // Hide every row of the older set: a marker repeats the row's key with a newer version.
+          await this.store.command(
+            `INSERT INTO ${table} (${key.join(', ')}, version, is_deleted)
+             SELECT ${key.join(', ')}, 4 * arrayElement({versions:Array(UInt64)}, indexOf({ids:Array(String)}, episode_id)), 1
+             FROM ${table} FINAL WHERE episode_id IN {ids:Array(String)}`,
+            { ids: replacing.map((s) => s.episodeId), versions: replacing.map((s) => s.version) },
+          );
+        }
+      }
+      // The tables of a set are independent: insert them at once (the engine parses each on its own threads).
+      await Promise.all(
+        (Object.keys(tables) as TableName[]).map(async (table) => {
+          let chunks: string[] = [];
+          let size = 0;
+          for (const s of fresh) {
+            const encoded = s.tables[table];
+            if (!encoded || encoded.count === 0) continue;
+            chunks.push(encoded.json);
+            size += encoded.json.length;
+            if (size >= INSERT_CHUNK_CHARS) {
+              await this.store.insertJson(table, TABLES[table], chunks);
+              chunks = [];
+              size = 0;
+            }
+          }
+          if (chunks.length > 0) await this.store.insertJson(table, TABLES[table], chunks);
+        }),
+      );
+      await this.store.insert(
+        'episode_versions',
+        ['kind', 'episode_id', 'version'],
+        fresh.map((s) => [kind, s.episodeId, s.version]),
+      );
+      written.set(
+        kind,
+        fresh.map((s) => s.episodeId),
+      );
+    }
+    return written;
+  }
+}
+
+/**
+ * Fills the podcast and publication time of ad reads whose episode is known, for the given
+ * episodes. Run after ad reads are written and after episodes are written, so whichever of the
+ * two arrives last completes the pair.
+ */
+export async function completeAdReads(store: AnalyticsStore, episodeIds: string[]): Promise<number> {
+  if (episodeIds.length === 0) return 0;
+  const columns = TABLES.ad_reads;
+  const rows = await store.query<Record<string, unknown>>(
+    `SELECT ${columns.map((c) => (c === 'published_at' ? 'toUnixTimestamp64Milli(a.published_at) AS published_at' : `a.${c} AS ${c}`)).join(', ')},
+       e.podcast_id AS fact_podcast_id, toUnixTimestamp64Milli(e.published_at) AS fact_published_at
+     FROM (SELECT * FROM ad_reads FINAL WHERE episode_id IN {ids:Array(String)}) AS a
+     INNER JOIN (SELECT id, podcast_id, published_at FROM episodes FINAL WHERE id IN {ids:Array(String)}) AS e
+       ON e.id = a.episode_id
+     WHERE a.version % 4 = 1 OR a.podcast_id != e.podcast_id OR a.published_at != e.published_at`,
+    { ids: episodeIds },
+  );
+  if (rows.length === 0) return 0;
+  // Rows are keyed by publication time: a row moving to another time is marked deleted where it
+  // was. First completion (`4v + 1` → `4v + 2`); a later change of the episode's facts `4v + 3`
+  // (a marker and a row meeting at one key with equal versions: the later insert wins).
+  const markers: Row[] = [];
+  const completed = rows.map((r) => {
+    const setVersion = Math.floor(Number(r.version) / 4);
+    const sub = Number(r.version) % 4 === 1 ? 2 : 3;
+    const row = columns.map((c) => r[c]);
+    row[AD_FACTS.podcastId] = r.fact_podcast_id;
+    row[AD_FACTS.publishedAt] = Number(r.fact_published_at);
+    row[AD_FACTS.version] = setVersion * 4 + sub;
+    if (Number(r.published_at) !== Number(r.fact_published_at)) {
+      const marker = columns.map((c) => r[c]);
+      marker[AD_FACTS.version] = setVersion * 4 + sub;
+      marker[AD_FACTS.isDeleted] = 1;
+      markers.push(marker);
+    }
+    return row;
+  });
+  if (markers.length > 0) await store.insert('ad_reads', columns, markers);
+  await store.insert('ad_reads', columns, completed);
+  return completed.length;
+}
+
+/** The sink every analytics projector uses: plain rows per table, sets through the writer. */
+export function analyticsSink(store: AnalyticsStore): Sink<AnalyticsItem> {
+  const writer = new EpisodeSetWriter(store);
+  return {
+    async write(items) {
+      const plain = new Map<TableName, Row[]>();
+      const sets: EpisodeSet[] = [];
+      for (const item of items) {
+        if (item.kind === 'set') sets.push(item.set);
+        else {
+          const list = plain.get(item.table) ?? [];
+          list.push(item.row);
+          plain.set(item.table, list);
+        }
+      }
+      try {
+        for (const [table, rows] of plain) await store.insert(table, TABLES[table], rows);
+        if (sets.length > 0) await writer.write(sets);
+        const episodeIds = new Set<string>();
+        for (const row of plain.get('episodes') ?? []) episodeIds.add(row[0] as string);
+        for (const set of sets) if (set.kind === 'ad_reads') episodeIds.add(set.episodeId);
+        await completeAdReads(store, [...episodeIds]);
+      } catch (err) {
+        throw classify(err);
+      }
+    },
+  };
+}
+
+const row = (table: TableName, r: Row): AnalyticsItem => ({ kind: 'row', table, row: r });
+const set = (s: EpisodeSet): AnalyticsItem => ({ kind: 'set', set: s });
+
+type Handler = (record: DecodedRecord<unknown>) => AnalyticsItem;
+
+const HANDLERS: Record<string, Handler> = {
+  [TOPICS.publishers.name]: (r) => row('publishers', publisherRow(r.value as Publisher)),
+  [TOPICS.podcasts.name]: (r) => row('podcasts', podcastRow(r.value as Podcast)),
+  [TOPICS.entities.name]: (r) => row('entities', entityRow(r.value as Entity)),
+  [TOPICS.episodes.name]: (r) => row('episodes', episodeRow(r.value as EpisodePublished, r.timestamp)),
+  [TOPICS.mentions.name]: (r) => set(mentionsSet(r.value as MentionsDetected)),
+  [TOPICS.speakers.name]: (r) => set(speakersSet(r.value as SpeakersIdentified)),
+  [TOPICS.transcripts.name]: (r) => {
+    const t = r.value as Transcript;
+    return set(transcriptSet(t, t.transcribed_at));
+  },
+  [TOPICS.segments.name]: (r) => set(segmentsSet(r.value as Segments, r.timestamp)),
+  [TOPICS.clips.name]: (r) => set(clipsSet(r.value as Clips, r.timestamp)),
+  [TOPICS.adReads.name]: (r) => set(adReadsSet(r.value as AdReads, r.timestamp)),
+  [TOPICS.charts.name]: (r) => row('chart_rows', chartRow(r.value as ChartSnapshotRow, r.timestamp)),
+  [TOPICS.bias.name]: (r) => row('bias_evaluations', biasRow(r.value as BiasEvaluation, r.timestamp)),
+};
+
+function projector(
+  name: string,
+  inputs: (typeof TOPICS)[keyof typeof TOPICS][],
+  store: AnalyticsStore,
+): ProcessorDefinition<unknown, AnalyticsItem> {
+  return {
+    name,
+    groupId: `projector.${name}`,
+    inputs,
+    handle(record) {
+      const handler = HANDLERS[record.topic];
+      if (!handler) return skip(`${name} does not read ${record.topic}`);
+      return ok(handler(record));
+    },
+    sink: analyticsSink(store),
+  };
+}
+
+/**
+ * Members per consumer group of the heavy projectors: while one member waits for the engine to
+ * write its batch, the other decodes the next one, so the two cores work at once.
+ */
+export const HEAVY_PROJECTOR_MEMBERS = 2;
+
+/**
+ * The analytics projectors, one consumer group each so a slow topic (transcripts) never holds
+ * back the others; mentions and transcripts run as two members of their group (the partitions are
+ * split between them). Registered in processors/pipeline.ts under the `projectors` role.
+ */
+export function analyticsProjectors(store: AnalyticsStore): ProcessorDefinition<unknown, AnalyticsItem>[] {
+  const mentions = projector('analytics-mentions', [TOPICS.mentions, TOPICS.speakers], store);
+  const transcripts = projector('analytics-transcripts', [TOPICS.transcripts], store);
+  return [
+    projector(
+      'analytics-catalog',
+      [TOPICS.publishers, TOPICS.podcasts, TOPICS.entities, TOPICS.episodes],
+      store,
+    ),
+    ...Array.from({ length: HEAVY_PROJECTOR_MEMBERS }, () => mentions),
+    ...Array.from({ length: HEAVY_PROJECTOR_MEMBERS }, () => transcripts),
+    projector('analytics-episode-parts', [TOPICS.segments, TOPICS.clips, TOPICS.adReads], store),
+    projector('analytics-charts', [TOPICS.charts, TOPICS.bias], store),
+  ];
+}

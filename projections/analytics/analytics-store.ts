@@ -1,0 +1,94 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Analytics store port: a ClickHouse dialect engine for the projections the aggregate reads need.
+ * The same SQL runs on the embedded engine (chdb) and on a ClickHouse server. Parameters are
+ * ClickHouse query parameters (`{name:Type}`), bound by the engine, never spliced into SQL.
+ * 64-bit integers come back as numbers on both adapters.
+ */
+export type QueryParams = Record<string, unknown>;
+
+export interface AnalyticsStore {
+  readonly kind: string;
+  /** Rows of a SELECT as objects keyed by column name. */
+  query<T = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<T[]>;
+  /** A statement without result rows: DDL, `INSERT … SELECT`, `OPTIMIZE`. */
+  command(sql: string, params?: QueryParams): Promise<void>;
+  /**
+   * Inserts rows, each an array of values in `columns` order (JSON-compatible: strings, numbers,
+   * arrays, null; DateTime64(3) columns take epoch milliseconds), as one insert.
+   */
+  insert(table: string, columns: readonly string[], rows: readonly unknown[][]): Promise<void>;
+  /**
+   * Inserts rows already encoded as `JSONCompactEachRow` lines (each chunk a whole number of
+   * newline-terminated lines, values in `columns` order), as one insert.
+   */
+  insertJson(table: string, columns: readonly string[], chunks: readonly string[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Raised by either adapter when the engine refuses a statement; carries the engine's code. */
+export class AnalyticsQueryError extends Error {
+  constructor(
+    message: string,
+    readonly code: number | undefined,
+    readonly sql: string,
+  ) {
+    super(message);
+    this.name = 'AnalyticsQueryError';
+  }
+}
+
+export const CLICKHOUSE_SCHEMA_DIR = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../schemas/clickhouse',
+);
+
+/** Splits a migration file into statements (each ends with `;` at the end of a line). */
+export function splitStatements(sql: string): string[] {
+  return sql
+    .split(/;\s*$/m)
+    .map((s) =>
+      s
+        .split('\n')
+        .filter((line) => !/^\s*--/.test(line))
+        .join('\n')
+        .trim(),
+    )
+    .filter((s) => s.length > 0);
+}
+
+/**
+ * Applies `schemas/clickhouse/NNN_name.sql` in order, each once, and records them. Statements are
+ * idempotent (`IF NOT EXISTS`), so two processes migrating at once do no harm.
+ */
+export async function migrateAnalytics(
+  store: AnalyticsStore,
+  dir = CLICKHOUSE_SCHEMA_DIR,
+): Promise<string[]> {
+  await store.command(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    name String, applied_at DateTime64(3, 'UTC')
+  ) ENGINE = ReplacingMergeTree ORDER BY name`);
+  const done = new Set(
+    (await store.query<{ name: string }>('SELECT name FROM schema_migrations FINAL')).map((r) => r.name),
+  );
+  const files = fs
+    .readdirSync(dir)
+    .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
+    .sort();
+  const applied: string[] = [];
+  for (const file of files) {
+    if (done.has(file)) continue;
+    for (const statement of splitStatements(fs.readFileSync(path.join(dir, file), 'utf8'))) {
+      await store.command(statement);
+    }
+    await store.insert('schema_migrations', ['name', 'applied_at'], [[file, Date.now()]]);
+    applied.push(file);
+  }
+  return applied;
+}
+
+/** Rows per insert statement: large enough for throughput, small enough to bound memory. */
+export const INSERT_CHUNK_ROWS = 250_000;

@@ -1,0 +1,649 @@
+import type {
+  AdReads,
+  BiasEvaluation,
+  ChartSnapshotRow,
+  Clips,
+  Entity,
+  EpisodePublished,
+  MentionsDetected,
+  Podcast,
+  Publisher,
+  Segments,
+  SpeakersIdentified,
+  Transcript,
+} from '../../schemas/generated/index.ts';
+
+/**
+ * Events → analytics rows. Pure functions: the same event always gives the same rows, so a
+ * replay writes exactly what the first pass wrote. Rows are arrays in the column order of
+ * `TABLES`; DateTime64 columns carry epoch milliseconds.
+ */
+export const TABLES = {
+  publishers: ['id', 'slug', 'name', 'description', 'website_url', 'image_url', 'version'],
+  podcasts: [
+    'id',
+    'slug',
+    'directory_id',
+    'title',
+    'publisher_id',
+    'language',
+    'lang',
+    'category_slugs',
+    'image_url',
+    'popularity',
+    'version',
+  ],
+  entities: [
+    'id',
+    'slug',
+    'kind',
+    'name',
+    'category_slug',
+    'category_name',
+    'image_url',
+    'company_domain',
+    'company_ticker',
+    'person_title',
+    'person_company_id',
+    'occupation_code',
+    'occupation_system',
+    'occupation_slug',
+    'occupation_title',
+    'occupation_group',
+    'field_code',
+    'field_slug',
+    'field_title',
+    'standing',
+    'seniority_level',
+    'practicing',
+    'version',
+  ],
+  episodes: [
+    'id',
+    'slug',
+    'podcast_id',
+    'title',
+    'description',
+    'published_at',
+    'duration_seconds',
+    'audio_url',
+    'image_url',
+    'language',
+    'people',
+    'available_at',
+    'version',
+  ],
+  transcript_lines: [
+    'episode_id',
+    'line_number',
+    'speaker',
+    'role',
+    'start_seconds',
+    'end_seconds',
+    'text',
+    'language',
+    'version',
+    'is_deleted',
+  ],
+  transcript_words: [
+    'episode_id',
+    'line_number',
+    'word_index',
+    'word',
+    'start_seconds',
+    'end_seconds',
+    'confidence',
+    'version',
+    'is_deleted',
+  ],
+  episode_speakers: [
+    'episode_id',
+    'label',
+    'podcast_id',
+    'published_at',
+    'person_id',
+    'name',
+    'role',
+    'line_count',
+    'capacity',
+    'in_field',
+    'confidence',
+    'version',
+    'is_deleted',
+  ],
+  segments: [
+    'episode_id',
+    'id',
+    'number',
+    'title',
+    'type',
+    'start_seconds',
+    'end_seconds',
+    'first_line',
+    'last_line',
+    'description',
+    'summary',
+    'audio_url',
+    'read_type',
+    'version',
+    'is_deleted',
+  ],
+  clips: [
+    'episode_id',
+    'id',
+    'type',
+    'title',
+    'description',
+    'intro_statement',
+    'engagement_score',
+    'start_seconds',
+    'end_seconds',
+    'audio_url',
+    'segment_id',
+    'speaker',
+    'version',
+    'is_deleted',
+  ],
+  mention_lines: [
+    'entity_id',
+    'published_at',
+    'episode_id',
+    'line_number',
+    'podcast_id',
+    'speaker',
+    'in_ad',
+    'lang',
+    'version',
+    'is_deleted',
+  ],
+  entity_episodes: [
+    'entity_id',
+    'published_at',
+    'episode_id',
+    'podcast_id',
+    'lang',
+    'lines',
+    'ad_lines',
+    'relevance',
+    'mention_count',
+    'variants',
+    'version',
+    'is_deleted',
+  ],
+  ad_reads: [
+    'episode_id',
+    'id',
+    'podcast_id',
+    'published_at',
+    'sponsor_key',
+    'sponsor_name',
+    'company_id',
+    'read_type',
+    'is_network_promo',
+    'segment_id',
+    'start_seconds',
+    'end_seconds',
+    'first_line',
+    'last_line',
+    'version',
+    'is_deleted',
+  ],
+  chart_rows: [
+    'source',
+    'chart_type',
+    'country',
+    'category_slug',
+    'captured_at',
+    'id',
+    'rank',
+    'previous_rank',
+    'chart_total',
+    'source_updated_at',
+    'external_id',
+    'external_url',
+    'growth_indicator',
+    'category_name',
+    'category_external_id',
+    'category_parent_slug',
+    'channel_subscriber_count',
+    'view_count',
+    'weekly_avg_downloads',
+    'reach_pct',
+    'show',
+    'podcast_id',
+    'version',
+  ],
+  bias_evaluations: [
+    'podcast_id',
+    'evaluated_at',
+    'id',
+    'political_context',
+    'is_political',
+    'political_topic_percentage',
+    'lean_score',
+    'bias',
+    'episodes_analyzed',
+    'model',
+    'version',
+  ],
+} as const satisfies Record<string, readonly string[]>;
+
+export type TableName = keyof typeof TABLES;
+export type Row = unknown[];
+
+/**
+ * Episode-scoped record sets: which tables each writes, and each table's sorting key (what a
+ * deletion marker must repeat to hide an older row).
+ */
+export const SET_TABLES = {
+  mentions: {
+    mention_lines: ['entity_id', 'published_at', 'episode_id', 'line_number'],
+    entity_episodes: ['entity_id', 'published_at', 'episode_id'],
+  },
+  speakers: { episode_speakers: ['episode_id', 'label'] },
+  transcript: {
+    transcript_lines: ['episode_id', 'line_number'],
+    transcript_words: ['episode_id', 'line_number', 'word_index'],
+  },
+  segments: { segments: ['episode_id', 'id'] },
+  clips: { clips: ['episode_id', 'id'] },
+  ad_reads: { ad_reads: ['published_at', 'episode_id', 'id'] },
+} as const satisfies Record<string, Partial<Record<TableName, readonly string[]>>>;
+
+export type SetKind = keyof typeof SET_TABLES;
+
+/** Every row of one episode's record set of one kind, at one version. */
+export interface EpisodeSet {
+  kind: SetKind;
+  episodeId: string;
+  /** Set version; rows carry `4 × version + 1` (ad reads with known facts `+ 2`), markers `4 × version`. */
+  version: number;
+  /** Each table's rows, already encoded (see `encodeRows`). */
+  tables: Partial<Record<TableName, EncodedRows>>;
+}
+
+/**
+ * Rows encoded as `JSONCompactEachRow` lines, each ending with a newline. A set is encoded as soon
+ * as it is built, so a batch holds a few strings per record rather than an array per row.
+ */
+export interface EncodedRows {
+  count: number;
+  json: string;
+}
+
+export function encodeRows(rows: readonly Row[]): EncodedRows {
+  if (rows.length === 0) return { count: 0, json: '' };
+  // One join allocates a flat string (repeated `+=` would build a rope to flatten later).
+  const lines = new Array<string>(rows.length + 1);
+  for (let i = 0; i < rows.length; i++) lines[i] = JSON.stringify(rows[i]);
+  lines[rows.length] = '';
+  return { count: rows.length, json: lines.join('\n') };
+}
+
+/** Rows back from their encoding (tests and tools). */
+export function decodeRows(encoded: EncodedRows | undefined): Row[] {
+  if (!encoded || encoded.json.length === 0) return [];
+  return encoded.json
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Row);
+}
+
+function encodeTables(tables: Partial<Record<TableName, Row[]>>): Partial<Record<TableName, EncodedRows>> {
+  const out: Partial<Record<TableName, EncodedRows>> = {};
+  for (const [table, rows] of Object.entries(tables) as [TableName, Row[]][]) out[table] = encodeRows(rows);
+  return out;
+}
+
+export const ROW_VERSION = (setVersion: number, sub: 1 | 2 = 1) => setVersion * 4 + sub;
+
+/** Primary language subtag, lower case (`fr` for `fr-CA`); empty when unknown. */
+export function primaryLanguage(tag: string | null | undefined): string {
+  return (tag ?? '').split(/[-_]/)[0]!.trim().toLowerCase();
+}
+
+const bit = (b: boolean | null | undefined): number | null =>
+  b === null || b === undefined ? null : b ? 1 : 0;
+
+const SENIORITY_LEVEL: Record<string, number> = { professional: 1, senior: 2, distinguished: 3 };
+
+export function publisherRow(p: Publisher): Row {
+  return [p.id, p.slug, p.name, p.description, p.website_url, p.image_url, p.updated_at];
+}
+
+export function podcastRow(p: Podcast): Row {
+  return [
+    p.id,
+    p.slug,
+    p.directory_id,
+    p.title,
+    p.publisher_id ?? '',
+    p.language,
+    primaryLanguage(p.language),
+    p.categories.map((c) => c.slug),
+    p.image_url,
+    p.popularity,
+    p.updated_at,
+  ];
+}
+
+export function entityRow(e: Entity): Row {
+  const person = e.person;
+  const occupation = person?.occupation;
+  return [
+    e.id,
+    e.slug,
+    e.kind,
+    e.name,
+    e.category.slug,
+    e.category.name,
+    e.image_url,
+    e.company?.domain ?? null,
+    e.company?.ticker ?? null,
+    person?.title ?? null,
+    person?.company_id ?? '',
+    occupation?.code ?? '',
+    occupation?.system ?? '',
+    occupation?.slug ?? '',
+    occupation?.title ?? '',
+    occupation?.group ?? '',
+    person?.field?.code ?? '',
+    person?.field?.slug ?? '',
+    person?.field?.title ?? '',
+    person?.standing ?? '',
+    SENIORITY_LEVEL[person?.seniority ?? ''] ?? 0,
+    bit(person?.practicing),
+    e.updated_at,
+  ];
+}
+
+/** `at` is when the record was appended to its topic: the feed order and the version. */
+export function episodeRow(e: EpisodePublished, at: number): Row {
+  return [
+    e.id,
+    e.slug,
+    e.podcast_id,
+    e.title,
+    e.description,
+    e.published_at,
+    e.duration_seconds,
+    e.audio_url,
+    e.image_url,
+    e.language,
+    JSON.stringify(e.people),
+    at,
+    at,
+  ];
+}
+
+export function transcriptSet(t: Transcript, version: number): EpisodeSet {
+  const v = ROW_VERSION(version);
+  const lines: Row[] = [];
+  const words: Row[] = [];
+  for (const line of t.lines) {
+    lines.push([
+      t.episode_id,
+      line.number,
+      line.speaker,
+      line.role,
+      line.start_seconds,
+      line.end_seconds,
+      line.text,
+      t.language,
+      v,
+      0,
+    ]);
+    line.words?.forEach((w, i) => {
+      words.push([t.episode_id, line.number, i, w.word, w.start_seconds, w.end_seconds, w.confidence, v, 0]);
+    });
+  }
+  return {
+    kind: 'transcript',
+    episodeId: t.episode_id,
+    version,
+    tables: encodeTables({ transcript_lines: lines, transcript_words: words }),
+  };
+}
+
+export function speakersSet(s: SpeakersIdentified): EpisodeSet {
+  const v = ROW_VERSION(s.identified_at);
+  return {
+    kind: 'speakers',
+    episodeId: s.episode_id,
+    version: s.identified_at,
+    tables: encodeTables({
+      episode_speakers: s.speakers.map((sp) => [
+        s.episode_id,
+        sp.label,
+        s.podcast_id,
+        s.published_at,
+        sp.person_id ?? '',
+        sp.name,
+        sp.role,
+        sp.line_count,
+        sp.capacity ?? '',
+        bit(sp.in_field),
+        sp.confidence,
+        v,
+        0,
+      ]),
+    }),
+  };
+}
+
+export function segmentsSet(s: Segments, version: number): EpisodeSet {
+  const v = ROW_VERSION(version);
+  return {
+    kind: 'segments',
+    episodeId: s.episode_id,
+    version,
+    tables: encodeTables({
+      segments: s.segments.map((g) => [
+        s.episode_id,
+        g.id,
+        g.number,
+        g.title,
+        g.type,
+        g.start_seconds,
+        g.end_seconds,
+        g.first_line,
+        g.last_line,
+        g.description,
+        g.summary,
+        g.audio_url,
+        g.read_type,
+        v,
+        0,
+      ]),
+    }),
+  };
+}
+
+export function clipsSet(c: Clips, version: number): EpisodeSet {
+  const v = ROW_VERSION(version);
+  return {
+    kind: 'clips',
+    episodeId: c.episode_id,
+    version,
+    tables: encodeTables({
+      clips: c.clips.map((k) => [
+        c.episode_id,
+        k.id,
+        k.type,
+        k.title,
+        k.description,
+        k.intro_statement,
+        k.engagement_score,
+        k.start_seconds,
+        k.end_seconds,
+        k.audio_url,
+        k.segment_id,
+        k.speaker,
+        v,
+        0,
+      ]),
+    }),
+  };
+}
+
+/** A sponsor's identity: its company when resolved, otherwise its normalised name. */
+export function sponsorKey(companyId: string | null, sponsorName: string): string {
+  if (companyId) return companyId;
+  return `name:${sponsorName.normalize('NFKC').trim().toLowerCase().replace(/\s+/g, ' ')}`;
+}
+
+/** Ad rows without the episode's facts (podcast, publication time): version `4v + 1`. */
+export function adReadsSet(a: AdReads, version: number): EpisodeSet {
+  const v = ROW_VERSION(version, 1);
+  return {
+    kind: 'ad_reads',
+    episodeId: a.episode_id,
+    version,
+    tables: encodeTables({
+      ad_reads: a.ad_reads.map((r) => [
+        a.episode_id,
+        r.id,
+        '',
+        0,
+        sponsorKey(r.company_id, r.sponsor_name),
+        r.sponsor_name,
+        r.company_id ?? '',
+        r.read_type,
+        r.is_network_promo ? 1 : 0,
+        r.segment_id,
+        r.start_seconds,
+        r.end_seconds,
+        r.first_line,
+        r.last_line,
+        v,
+        0,
+      ]),
+    }),
+  };
+}
+
+/** Column positions in an ad_reads row that the episode's facts fill. */
+export const AD_FACTS = {
+  podcastId: TABLES.ad_reads.indexOf('podcast_id'),
+  publishedAt: TABLES.ad_reads.indexOf('published_at'),
+  version: TABLES.ad_reads.indexOf('version'),
+  isDeleted: TABLES.ad_reads.indexOf('is_deleted'),
+};
+
+/**
+ * Mention lines (one per entity and line, however often the line names it) and the per-episode
+ * rollup (lines, lines inside ad reads, relevance, variants).
+ */
+export function mentionsSet(m: MentionsDetected): EpisodeSet {
+  const v = ROW_VERSION(m.detected_at);
+  const lang = primaryLanguage(m.language);
+  // entity → line number → its row (a line naming the entity several times is one row).
+  const byEntity = new Map<string, Map<number, Row>>();
+  const perEntity = new Map<string, { lines: number; adLines: number }>();
+  const lineRows: Row[] = [];
+  for (const mention of m.mentions) {
+    let lines = byEntity.get(mention.entity_id);
+    if (!lines) {
+      lines = new Map();
+      byEntity.set(mention.entity_id, lines);
+      perEntity.set(mention.entity_id, { lines: 0, adLines: 0 });
+    }
+    const seen = lines.get(mention.line_number);
+    const agg = perEntity.get(mention.entity_id)!;
+    if (seen) {
+      if (mention.in_ad && seen[6] === 0) {
+        seen[6] = 1;
+        agg.adLines++;
+      }
+      continue;
+    }
+    const row: Row = [
+      mention.entity_id,
+      m.published_at,
+      m.episode_id,
+      mention.line_number,
+      m.podcast_id,
+      mention.speaker,
+      mention.in_ad ? 1 : 0,
+      lang,
+      v,
+      0,
+    ];
+    lines.set(mention.line_number, row);
+    lineRows.push(row);
+    agg.lines++;
+    if (mention.in_ad) agg.adLines++;
+  }
+  const entityRows: Row[] = [];
+  const summaries = new Map<string, MentionsDetected['entities'][number]>();
+  for (const e of m.entities) summaries.set(e.entity_id, e);
+  const entityRow = (id: string, agg: { lines: number; adLines: number }) => {
+    const summary = summaries.get(id);
+    entityRows.push([
+      id,
+      m.published_at,
+      m.episode_id,
+      m.podcast_id,
+      lang,
+      agg.lines,
+      agg.adLines,
+      summary?.relevance ?? 'incidental',
+      summary?.mention_count ?? agg.lines,
+      summary?.variants ?? [],
+      v,
+      0,
+    ]);
+  };
+  for (const [id, agg] of perEntity) entityRow(id, agg);
+  for (const id of summaries.keys()) if (!perEntity.has(id)) entityRow(id, { lines: 0, adLines: 0 });
+  return {
+    kind: 'mentions',
+    episodeId: m.episode_id,
+    version: m.detected_at,
+    tables: encodeTables({ mention_lines: lineRows, entity_episodes: entityRows }),
+  };
+}
+
+export function chartRow(c: ChartSnapshotRow, version: number): Row {
+  return [
+    c.source,
+    c.chart_type,
+    c.country,
+    c.category.slug,
+    c.captured_at,
+    c.id,
+    c.rank,
+    c.previous_rank,
+    c.chart_total,
+    c.source_updated_at,
+    c.external_id,
+    c.external_url,
+    c.growth_indicator,
+    c.category.name,
+    c.category.external_id,
+    c.category.parent_slug,
+    c.channel_subscriber_count,
+    c.view_count,
+    c.weekly_avg_downloads,
+    c.reach_pct,
+    JSON.stringify(c.show),
+    c.podcast_id ?? '',
+    version,
+  ];
+}
+
+export function biasRow(b: BiasEvaluation, version: number): Row {
+  return [
+    b.podcast_id,
+    b.evaluated_at,
+    b.id,
+    b.political_context,
+    b.is_political ? 1 : 0,
+    b.political_topic_percentage,
+    b.lean_score,
+    b.bias,
+    b.episodes_analyzed,
+    b.model,
+    version,
+  ];
+}

@@ -1,0 +1,750 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import * as lancedb from '@lancedb/lancedb';
+import {
+  BooleanQuery,
+  type FullTextQuery,
+  Index,
+  MatchQuery,
+  Occur,
+  PhraseQuery,
+  type Table,
+} from '@lancedb/lancedb';
+import { Bool, Field, FixedSizeList, Float32, Float64, Int32, List, Schema, Utf8 } from 'apache-arrow';
+import { fuzziness, namePrefixes } from './name-match.ts';
+import type {
+  ClipDoc,
+  ClipHit,
+  ClipOrder,
+  EpisodeDocs,
+  EpisodePart,
+  IndexStats,
+  KeywordQuery,
+  LineHit,
+  NameDoc,
+  NameHit,
+  NameQuery,
+  SearchFilter,
+  SearchIndex,
+  SearchIndexOptions,
+  SegmentDoc,
+} from './search-index.ts';
+import { analyze } from './text-analysis.ts';
+
+/** Vector size used for a new index when no embeddings model is available yet. */
+const DEFAULT_DIMENSIONS = 384;
+
+export interface LanceDbSearchIndexOptions extends SearchIndexOptions {
+  /** Lines with vectors needed before an ANN index is trained; below it, search is exact. */
+  vectorIndexMinRows?: number;
+  /** Shortest pause between two scheduled refreshes (compaction + incremental indexing). */
+  refreshIntervalMs?: number;
+  /** Quiet time after the last write before a scheduled refresh starts. */
+  refreshDelayMs?: number;
+  /** Where a failed background refresh is reported. */
+  onRefreshError?: (err: unknown) => void;
+}
+
+type TableName = 'lines' | 'segments' | 'clips' | 'episodes' | 'names' | 'parts';
+
+const list = (name: string) => new Field(name, new List(new Field('item', new Utf8(), true)), false);
+const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
+const f64 = (name: string) => new Field(name, new Float64(), false);
+const vec = (dims: number) =>
+  new Field('vector', new FixedSizeList(dims, new Field('item', new Float32(), true)), true);
+
+function schemas(dims: number): Record<TableName, Schema> {
+  const episodeFields = [
+    str('episode_id'),
+    str('podcast_id'),
+    f64('published_at'),
+    str('language'),
+    list('entity_keys'),
+  ];
+  return {
+    lines: new Schema([
+      str('id'),
+      ...episodeFields,
+      str('segment_id'),
+      str('segment_type'),
+      new Field('number', new Int32(), false),
+      str('text'),
+      new Field('has_vector', new Bool(), false),
+      str('vector_key', true),
+      vec(dims),
+    ]),
+    segments: new Schema([
+      str('id'),
+      ...episodeFields,
+      str('type'),
+      new Field('number', new Int32(), false),
+      list('segment_entity_keys'),
+      str('doc'),
+    ]),
+    clips: new Schema([
+      str('id'),
+      ...episodeFields,
+      str('type'),
+      str('segment_id', true),
+      f64('engagement_score'),
+      list('clip_entity_keys'),
+      str('speaker_person_id', true),
+      str('text'),
+      str('doc'),
+      new Field('has_vector', new Bool(), false),
+      str('vector_key', true),
+      vec(dims),
+    ]),
+    episodes: new Schema([str('id'), str('podcast_id'), f64('published_at'), list('entity_keys')]),
+    names: new Schema([
+      str('id'),
+      str('kind'),
+      str('names'),
+      str('prefixes'),
+      f64('popularity'),
+      str('record'),
+    ]),
+    parts: new Schema([str('id'), str('episode_id'), str('part'), str('payload')]),
+  };
+}
+
+/** Columns each table filters on, by SearchFilter field. */
+const FILTER_COLUMNS: Record<TableName, Partial<Record<keyof SearchFilter, string>>> = {
+  lines: {
+    episodeIds: 'episode_id',
+    podcastIds: 'podcast_id',
+    segmentTypes: 'segment_type',
+    segmentIds: 'segment_id',
+    publishedFrom: 'published_at',
+    publishedBefore: 'published_at',
+    keys: 'entity_keys',
+  },
+  segments: {
+    episodeIds: 'episode_id',
+    podcastIds: 'podcast_id',
+    segmentTypes: 'type',
+    segmentIds: 'id',
+    publishedFrom: 'published_at',
+    publishedBefore: 'published_at',
+    keys: 'entity_keys',
+    segmentKeys: 'segment_entity_keys',
+  },
+  clips: {
+    episodeIds: 'episode_id',
+    podcastIds: 'podcast_id',
+    clipTypes: 'type',
+    segmentIds: 'segment_id',
+    publishedFrom: 'published_at',
+    publishedBefore: 'published_at',
+    keys: 'entity_keys',
+    clipKeys: 'clip_entity_keys',
+    speakerPersonIds: 'speaker_person_id',
+    minEngagement: 'engagement_score',
+  },
+  episodes: { keys: 'entity_keys' },
+  names: {},
+  parts: {},
+};
+
+export function sqlString(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+function inList(column: string, values: readonly string[]): string {
+  return `${column} IN (${values.map(sqlString).join(', ')})`;
+}
+
+function anyOf(column: string, keys: readonly string[]): string {
+  return `array_has_any(${column}, [${keys.map(sqlString).join(', ')}])`;
+}
+
+/** SearchFilter → SQL predicate for `table`; refuses fields the table does not carry. */
+export function filterSql(table: TableName, filter: SearchFilter): string | undefined {
+  const columns = FILTER_COLUMNS[table];
+  const clauses: string[] = [];
+  const column = (field: keyof SearchFilter) => {
+    const c = columns[field];
+    if (!c) throw new Error(`the ${table} index cannot filter on ${field}`);
+    return c;
+  };
+  const ids = (field: keyof SearchFilter, values: readonly string[] | undefined) => {
+    if (values === undefined) return;
+    clauses.push(values.length === 0 ? 'false' : inList(column(field), values));
+  };
+  ids('episodeIds', filter.episodeIds);
+  ids('podcastIds', filter.podcastIds);
+  ids('segmentTypes', filter.segmentTypes);
+  ids('clipTypes', filter.clipTypes);
+  ids('segmentIds', filter.segmentIds);
+  ids('speakerPersonIds', filter.speakerPersonIds);
+  if (filter.publishedFrom !== undefined)
+    clauses.push(`${column('publishedFrom')} >= ${Number(filter.publishedFrom)}`);
+  if (filter.publishedBefore !== undefined)
+    clauses.push(`${column('publishedBefore')} < ${Number(filter.publishedBefore)}`);
+  if (filter.minEngagement !== undefined)
+    clauses.push(`${column('minEngagement')} >= ${Number(filter.minEngagement)}`);
+  for (const field of ['keys', 'segmentKeys', 'clipKeys'] as const) {
+    for (const group of filter[field] ?? []) {
+      clauses.push(group.length === 0 ? 'false' : anyOf(column(field), group));
+    }
+  }
+  return clauses.length > 0 ? clauses.join(' AND ') : undefined;
+}
+
+function keywordFts(q: KeywordQuery, column: string): FullTextQuery {
+  const must: [Occur, FullTextQuery][] = q.phrases.map((p) => [Occur.Must, new PhraseQuery(p, column)]);
+  if (q.words.length > 0) {
+    const words = new MatchQuery(q.words.join(' '), column);
+    if (must.length === 0) return words;
+    must.push([Occur.Should, words]);
+  }
+  if (must.length === 1) return must[0]![1];
+  return new BooleanQuery(must);
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+interface Meta {
+  dimensions: number;
+  model: string | null;
+  /** Rows each ANN index was trained on. */
+  vectorIndexRows?: Partial<Record<'lines' | 'clips', number>>;
+}
+
+const META_FILE = 'earshot-search.json';
+
+/**
+ * Embedded search index on LanceDB (one directory, one table per document kind). BM25 comes from
+ * LanceDB's full-text index (tantivy-style inverted index with positions, so phrase queries are
+ * exact); vectors are searched exactly until `vectorIndexMinRows` lines carry one, then through
+ * an IVF-HNSW index with scalar quantisation (dot product); filters are SQL predicates applied before ranking.
+ */
+export class LanceDbSearchIndex implements SearchIndex {
+  readonly kind = 'lancedb';
+  private db?: lancedb.Connection;
+  private readonly tables = new Map<TableName, Table>();
+  private meta?: Meta;
+  private lastRefresh = 0;
+  private refreshing: Promise<void> = Promise.resolve();
+  private dirty = new Set<TableName>();
+  private readonly opts: Required<Omit<LanceDbSearchIndexOptions, 'dimensions' | 'model'>>;
+  private refreshTimer?: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(
+    readonly dir: string,
+    private readonly options: LanceDbSearchIndexOptions = {},
+  ) {
+    this.opts = {
+      vectorIndexMinRows: options.vectorIndexMinRows ?? 100_000,
+      refreshIntervalMs: options.refreshIntervalMs ?? 30_000,
+      refreshDelayMs: options.refreshDelayMs ?? 1_000,
+      onRefreshError: options.onRefreshError ?? (() => {}),
+    };
+  }
+
+  get dimensions(): number | undefined {
+    return this.meta?.dimensions;
+  }
+
+  get model(): string | undefined {
+    return this.meta?.model ?? undefined;
+  }
+
+  async open(): Promise<void> {
+    fs.mkdirSync(this.dir, { recursive: true });
+    const metaFile = path.join(this.dir, META_FILE);
+    if (fs.existsSync(metaFile)) {
+      this.meta = JSON.parse(fs.readFileSync(metaFile, 'utf8')) as Meta;
+      if (!this.meta.model && this.options.model && this.options.dimensions === this.meta.dimensions) {
+        this.meta.model = this.options.model;
+        fs.writeFileSync(metaFile, JSON.stringify(this.meta));
+      }
+    } else {
+      this.meta = {
+        dimensions: this.options.dimensions ?? DEFAULT_DIMENSIONS,
+        model: this.options.model ?? null,
+      };
+      fs.writeFileSync(metaFile, JSON.stringify(this.meta));
+    }
+    this.db = await lancedb.connect(this.dir, { readConsistencyInterval: 1 });
+    const existing = new Set(await this.db.tableNames());
+    const defs = schemas(this.meta.dimensions);
+    for (const name of Object.keys(defs) as TableName[]) {
+      const table = existing.has(name)
+        ? await this.db.openTable(name)
+        : await this.db.createEmptyTable(name, defs[name], { mode: 'create', existOk: true });
+      this.tables.set(name, table);
+    }
+    await this.ensureScalarIndexes();
+  }
+
+  private table(name: TableName): Table {
+    const t = this.tables.get(name);
+    if (!t) throw new Error('search index is not open');
+    return t;
+  }
+
+  private async ensureScalarIndexes(): Promise<void> {
+    const wanted: [TableName, string, Index][] = [
+      ['lines', 'episode_id', Index.btree()],
+      ['lines', 'entity_keys', Index.labelList()],
+      ['segments', 'id', Index.btree()],
+      ['segments', 'episode_id', Index.btree()],
+      ['segments', 'entity_keys', Index.labelList()],
+      ['segments', 'segment_entity_keys', Index.labelList()],
+      ['clips', 'id', Index.btree()],
+      ['clips', 'episode_id', Index.btree()],
+      ['clips', 'clip_entity_keys', Index.labelList()],
+      ['episodes', 'id', Index.btree()],
+      ['episodes', 'entity_keys', Index.labelList()],
+      ['names', 'id', Index.btree()],
+      ['parts', 'episode_id', Index.btree()],
+    ];
+    for (const [tableName, column, config] of wanted) {
+      await this.ensureIndex(tableName, column, config);
+    }
+  }
+
+  private async ensureIndex(tableName: TableName, column: string, config: Index): Promise<void> {
+    const table = this.table(tableName);
+    const indices = await table.listIndices();
+    if (indices.some((i) => i.columns.length === 1 && i.columns[0] === column)) return;
+    // Scalar and full-text indexes can be built on an empty table; vector indexes need data.
+    await table.createIndex(column, { config, replace: false });
+  }
+
+  private async ensureTextIndexes(): Promise<void> {
+    const fts = () =>
+      Index.fts({
+        withPosition: true,
+        baseTokenizer: 'simple',
+        lowercase: true,
+        asciiFolding: true,
+        stem: false,
+        removeStopWords: false,
+        maxTokenLength: 40,
+      });
+    await this.ensureIndex('lines', 'text', fts());
+    await this.ensureIndex('names', 'names', fts());
+    await this.ensureIndex(
+      'names',
+      'prefixes',
+      Index.fts({
+        withPosition: false,
+        baseTokenizer: 'whitespace',
+        lowercase: false,
+        stem: false,
+        removeStopWords: false,
+        asciiFolding: false,
+      }),
+    );
+  }
+
+  async putParts(parts: EpisodePart[]): Promise<void> {
+    if (parts.length === 0) return;
+    const latest = new Map(parts.map((p) => [`${p.episode_id}/${p.part}`, p]));
+    await this.upsert(
+      'parts',
+      [...latest.entries()].map(([id, p]) => ({ id, ...p })),
+    );
+  }
+
+  async getParts(episodeIds: string[]): Promise<EpisodePart[]> {
+    const out: EpisodePart[] = [];
+    for (const ids of chunks([...new Set(episodeIds)], 500)) {
+      const rows = await this.table('parts')
+        .query()
+        .where(inList('episode_id', ids))
+        .select(['episode_id', 'part', 'payload'])
+        .toArray();
+      for (const r of rows) out.push({ episode_id: r.episode_id, part: r.part, payload: r.payload });
+    }
+    return out;
+  }
+
+  async storedVectors(episodeIds: string[]): Promise<Map<string, Float32Array>> {
+    const out = new Map<string, Float32Array>();
+    for (const ids of chunks([...new Set(episodeIds)], 500)) {
+      for (const name of ['lines', 'clips'] as const) {
+        const rows = await this.table(name)
+          .query()
+          .where(`${inList('episode_id', ids)} AND has_vector`)
+          .select(['vector_key', 'vector'])
+          .toArray();
+        for (const r of rows) {
+          if (r.vector_key) out.set(r.vector_key, Float32Array.from(r.vector.toArray() as Float32Array));
+        }
+      }
+    }
+    return out;
+  }
+
+  async replaceEpisodes(batch: EpisodeDocs[]): Promise<void> {
+    if (batch.length === 0) return;
+    const ids = batch.map((b) => b.episode_id);
+    const vector = (v: Float32Array | null) => (v ? Array.from(v) : null);
+    const rows: Record<Exclude<TableName, 'names' | 'parts'>, Record<string, unknown>[]> = {
+      lines: batch.flatMap((b) =>
+        b.lines.map((l) => ({ ...l, has_vector: l.vector !== null, vector: vector(l.vector) })),
+      ),
+      segments: batch.flatMap((b) =>
+        b.segments.map((s) => ({
+          id: s.id,
+          episode_id: s.episode_id,
+          podcast_id: s.podcast_id,
+          published_at: s.published_at,
+          language: s.language,
+          entity_keys: s.entity_keys,
+          type: s.type,
+          number: s.number,
+          segment_entity_keys: s.segment_entity_keys,
+          doc: JSON.stringify(s),
+        })),
+      ),
+      clips: batch.flatMap((b) =>
+        b.clips.map((c) => {
+          const { vector: v, vector_key, ...rest } = c;
+          return {
+            id: c.id,
+            episode_id: c.episode_id,
+            podcast_id: c.podcast_id,
+            published_at: c.published_at,
+            language: c.language,
+            entity_keys: c.entity_keys,
+            type: c.type,
+            segment_id: c.segment?.id ?? null,
+            engagement_score: c.engagement_score,
+            clip_entity_keys: c.clip_entity_keys,
+            speaker_person_id: c.speaker_person_id,
+            text: c.text,
+            doc: JSON.stringify(rest),
+            has_vector: v !== null,
+            vector_key,
+            vector: vector(v),
+          };
+        }),
+      ),
+      episodes: batch.map((b) => ({ ...b.episode })),
+    };
+    for (const name of ['lines', 'segments', 'clips', 'episodes'] as const) {
+      const table = this.table(name);
+      const column = name === 'episodes' ? 'id' : 'episode_id';
+      for (const part of chunks(ids, 500)) {
+        const predicate = inList(column, part);
+        if ((await table.countRows(predicate)) > 0) await table.delete(predicate);
+      }
+      if (rows[name].length > 0) {
+        await table.add(rows[name]);
+        this.dirty.add(name);
+      }
+    }
+  }
+
+  async upsertNames(docs: NameDoc[]): Promise<void> {
+    if (docs.length === 0) return;
+    const latest = new Map(docs.map((d) => [d.id, d]));
+    await this.upsert(
+      'names',
+      [...latest.values()].map((d) => ({
+        id: d.id,
+        kind: d.kind,
+        names: d.names.join(' ; '),
+        prefixes: namePrefixes(d.names).join(' '),
+        popularity: d.popularity,
+        record: d.record,
+      })),
+    );
+  }
+
+  private async upsert(name: TableName, rows: Record<string, unknown>[]): Promise<void> {
+    await this.table(name).mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows);
+    this.dirty.add(name);
+  }
+
+  /**
+   * Folds new rows into the full-text and vector indexes and compacts small fragments, so phrase
+   * queries (answered from the index only) see every row written so far. On a table under a
+   * million rows compaction rewrites most of it, so the projector schedules refreshes instead.
+   */
+  refresh(): Promise<void> {
+    clearTimeout(this.refreshTimer);
+    this.refreshTimer = undefined;
+    this.refreshing = this.refreshing.catch(() => {}).then(() => this.refreshNow());
+    return this.refreshing;
+  }
+
+  /**
+   * A refresh once writes pause for `refreshDelayMs`, at most one per `refreshIntervalMs`; runs in
+   * the background while writes go on. Until it has run, phrase queries miss the newest rows
+   * (word and vector queries see them at once).
+   */
+  scheduleRefresh(): void {
+    if (this.closed) return;
+    clearTimeout(this.refreshTimer);
+    const wait = Math.max(
+      this.opts.refreshDelayMs,
+      this.lastRefresh + this.opts.refreshIntervalMs - Date.now(),
+    );
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = undefined;
+      this.refresh().catch((err) => {
+        this.opts.onRefreshError(err);
+        this.scheduleRefresh();
+      });
+    }, wait);
+    this.refreshTimer.unref();
+  }
+
+  private async refreshNow(): Promise<void> {
+    const dirty = [...this.dirty];
+    this.dirty.clear();
+    if (dirty.length === 0) return;
+    try {
+      await this.ensureTextIndexes();
+      for (const name of dirty) {
+        const table = this.table(name);
+        await table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+      }
+      for (const name of ['lines', 'clips'] as const) {
+        if (dirty.includes(name)) await this.ensureVectorIndex(name);
+      }
+    } catch (err) {
+      for (const name of dirty) this.dirty.add(name);
+      throw err;
+    } finally {
+      this.lastRefresh = Date.now();
+    }
+  }
+
+  /**
+   * Trains the ANN index once `vectorIndexMinRows` vectors exist, and again (replacing it) each
+   * time the table has grown fourfold since: partitions trained on a small sample fit a grown
+   * table poorly. In between, refreshes add new rows to the existing partitions.
+   */
+  private async ensureVectorIndex(name: 'lines' | 'clips'): Promise<void> {
+    const table = this.table(name);
+    const indices = await table.listIndices();
+    const existing = indices.find((i) => i.columns[0] === 'vector');
+    const rows = await table.countRows('has_vector');
+    if (rows < this.opts.vectorIndexMinRows) return;
+    const trainedOn = this.meta?.vectorIndexRows?.[name] ?? 0;
+    if (existing && rows < trainedOn * 4) return;
+    await table.createIndex('vector', {
+      replace: true,
+      config: Index.hnswSq({
+        distanceType: 'dot',
+        numPartitions: Math.max(1, Math.round(Math.sqrt(rows) / 8)),
+      }),
+    });
+    this.meta = { ...this.meta!, vectorIndexRows: { ...this.meta?.vectorIndexRows, [name]: rows } };
+    fs.writeFileSync(path.join(this.dir, META_FILE), JSON.stringify(this.meta));
+  }
+
+  async keywordLines(query: KeywordQuery, filter: SearchFilter, limit: number): Promise<LineHit[]> {
+    let q = this.table('lines').query().fullTextSearch(keywordFts(query, 'text'));
+    const where = filterSql('lines', filter);
+    if (where) q = q.where(where);
+    const rows = await q
+      .select(['id', 'segment_id', 'episode_id', 'number', 'published_at', '_score'])
+      .limit(limit)
+      .toArray();
+    return rows.map((r) => lineHit(r, r._score));
+  }
+
+  async vectorLines(
+    vector: Float32Array,
+    filter: SearchFilter,
+    limit: number,
+    options: { withVectors?: boolean } = {},
+  ): Promise<LineHit[]> {
+    let q = this.table('lines')
+      .query()
+      .nearestTo(Array.from(vector))
+      .distanceType('dot')
+      .ef(Math.max(64, limit * 2))
+      .nprobes(20)
+      .refineFactor(2);
+    const where = filterSql('lines', filter);
+    if (where) q = q.where(where);
+    const columns = ['id', 'segment_id', 'episode_id', 'number', 'published_at', '_distance'];
+    if (options.withVectors) columns.push('text', 'vector');
+    const rows = await q.select(columns).limit(limit).toArray();
+    return rows.map((r) => {
+      // LanceDB's dot distance is 1 − a·b.
+      const hit = lineHit(r, 1 - r._distance);
+      if (options.withVectors) {
+        hit.text = r.text;
+        hit.vector = Float32Array.from(r.vector.toArray() as Float32Array);
+      }
+      return hit;
+    });
+  }
+
+  async filterSegments(filter: SearchFilter, limit: number, offset: number): Promise<LineHit[]> {
+    let q = this.table('segments').query();
+    const where = filterSql('segments', filter);
+    if (where) q = q.where(where);
+    const rows = await q
+      .orderBy([
+        { columnName: 'published_at', ascending: false },
+        { columnName: 'id', ascending: true },
+      ])
+      .select(['id', 'episode_id', 'number', 'published_at'])
+      .offset(offset)
+      .limit(limit)
+      .toArray();
+    return rows.map((r) => ({
+      id: r.id,
+      segment_id: r.id,
+      episode_id: r.episode_id,
+      number: r.number,
+      published_at: r.published_at,
+      score: 0,
+    }));
+  }
+
+  async getSegments(ids: string[]): Promise<SegmentDoc[]> {
+    const out = new Map<string, SegmentDoc>();
+    for (const part of chunks([...new Set(ids)], 500)) {
+      const rows = await this.table('segments')
+        .query()
+        .where(inList('id', part))
+        .select(['id', 'doc'])
+        .toArray();
+      for (const r of rows) out.set(r.id, JSON.parse(r.doc) as SegmentDoc);
+    }
+    return ids.map((id) => out.get(id)).filter((s): s is SegmentDoc => s !== undefined);
+  }
+
+  async vectorClips(vector: Float32Array, filter: SearchFilter, limit: number): Promise<ClipHit[]> {
+    let q = this.table('clips')
+      .query()
+      .nearestTo(Array.from(vector))
+      .distanceType('dot')
+      .ef(Math.max(64, limit * 2))
+      .nprobes(20)
+      .refineFactor(2);
+    const where = filterSql('clips', filter);
+    if (where) q = q.where(where);
+    const rows = await q
+      .select(['id', 'published_at', 'engagement_score', '_distance'])
+      .limit(limit)
+      .toArray();
+    return rows.map((r) => ({
+      id: r.id,
+      published_at: r.published_at,
+      engagement_score: r.engagement_score,
+      score: 1 - r._distance,
+    }));
+  }
+
+  async listClips(filter: SearchFilter, order: ClipOrder, limit: number, offset: number): Promise<ClipHit[]> {
+    let q = this.table('clips').query();
+    const where = filterSql('clips', filter);
+    if (where) q = q.where(where);
+    const first = order === 'engagement' ? 'engagement_score' : 'published_at';
+    const second = order === 'engagement' ? 'published_at' : 'engagement_score';
+    const rows = await q
+      .orderBy([
+        { columnName: first, ascending: false },
+        { columnName: second, ascending: false },
+        { columnName: 'id', ascending: true },
+      ])
+      .select(['id', 'published_at', 'engagement_score'])
+      .offset(offset)
+      .limit(limit)
+      .toArray();
+    return rows.map((r) => ({
+      id: r.id,
+      published_at: r.published_at,
+      engagement_score: r.engagement_score,
+      score: 0,
+    }));
+  }
+
+  async getClips(ids: string[]): Promise<ClipDoc[]> {
+    const out = new Map<string, ClipDoc>();
+    for (const part of chunks([...new Set(ids)], 500)) {
+      const rows = await this.table('clips')
+        .query()
+        .where(inList('id', part))
+        .select(['id', 'doc', 'clip_entity_keys', 'entity_keys'])
+        .toArray();
+      for (const r of rows) out.set(r.id, { ...(JSON.parse(r.doc) as ClipDoc), vector: null });
+    }
+    return ids.map((id) => out.get(id)).filter((c): c is ClipDoc => c !== undefined);
+  }
+
+  async searchNames(query: NameQuery, limit: number): Promise<NameHit[]> {
+    const words = query.words.flatMap((w) => analyze(w));
+    if (words.length === 0 || query.kinds.length === 0) return [];
+    const should: [Occur, FullTextQuery][] = words.map((w) => [
+      Occur.Should,
+      new MatchQuery(w, 'names', { fuzziness: fuzziness(w), prefixLength: w.length > 3 ? 1 : 0 }),
+    ]);
+    const last = words.at(-1)!;
+    if (last.length >= 2) should.push([Occur.Should, new MatchQuery(last, 'prefixes')]);
+    const rows = await this.table('names')
+      .query()
+      .fullTextSearch(should.length === 1 ? should[0]![1] : new BooleanQuery(should))
+      .where(inList('kind', query.kinds))
+      .select(['id', 'kind', 'names', 'popularity', 'record', '_score'])
+      .limit(limit)
+      .toArray();
+    return rows.map((r) => ({
+      doc: {
+        id: r.id,
+        kind: r.kind,
+        names: String(r.names).split(' ; '),
+        popularity: r.popularity,
+        record: r.record,
+      },
+      score: r._score,
+    }));
+  }
+
+  async countEpisodes(keys: string[]): Promise<Map<string, number>> {
+    const table = this.table('episodes');
+    const unique = [...new Set(keys)];
+    const counts = await Promise.all(
+      unique.map((k) => table.countRows(`array_has(entity_keys, ${sqlString(k)})`)),
+    );
+    return new Map(unique.map((k, i) => [k, counts[i]!]));
+  }
+
+  async stats(): Promise<IndexStats> {
+    const [lines, linesWithVectors, segments, clips, names] = await Promise.all([
+      this.table('lines').countRows(),
+      this.table('lines').countRows('has_vector'),
+      this.table('segments').countRows(),
+      this.table('clips').countRows(),
+      this.table('names').countRows(),
+    ]);
+    return { lines, linesWithVectors, segments, clips, names };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.refreshTimer);
+    await this.refreshing.catch(() => {});
+    for (const t of this.tables.values()) t.close();
+    this.tables.clear();
+    this.db?.close();
+  }
+}
+
+function lineHit(r: Record<string, unknown>, score: unknown): LineHit {
+  return {
+    id: r.id as string,
+    segment_id: r.segment_id as string,
+    episode_id: r.episode_id as string,
+    number: r.number as number,
+    published_at: r.published_at as number,
+    score: Number(score),
+  };
+}

@@ -1,0 +1,661 @@
+import { Client } from '@opensearch-project/opensearch';
+import { fuzziness, namePrefixes } from './name-match.ts';
+import type {
+  ClipDoc,
+  ClipHit,
+  ClipOrder,
+  EpisodeDocs,
+  EpisodePart,
+  IndexStats,
+  KeywordQuery,
+  LineHit,
+  NameDoc,
+  NameHit,
+  NameQuery,
+  SearchFilter,
+  SearchIndex,
+  SearchIndexOptions,
+  SegmentDoc,
+} from './search-index.ts';
+import { analyze } from './text-analysis.ts';
+
+const DEFAULT_DIMENSIONS = 384;
+
+export interface OpenSearchSearchIndexOptions extends SearchIndexOptions {
+  /** Prefix of every index name (isolates deployments and test runs on one cluster). */
+  prefix?: string;
+  /** Most bytes per bulk request. */
+  bulkBytes?: number;
+}
+
+type IndexName = 'lines' | 'segments' | 'clips' | 'episodes' | 'names' | 'parts' | 'meta';
+const DATA_INDEXES: IndexName[] = ['lines', 'segments', 'clips', 'episodes', 'names', 'parts'];
+
+// biome-ignore lint/suspicious/noExplicitAny: OpenSearch request and response bodies are JSON
+type Json = any;
+
+/** The analysers restating text-analysis.ts for Lucene. */
+const ANALYSIS = {
+  tokenizer: { earshot_words: { type: 'pattern', pattern: '[^\\p{L}\\p{N}]+' } },
+  filter: { earshot_max40: { type: 'length', min: 1, max: 40 } },
+  analyzer: {
+    earshot_text: {
+      type: 'custom',
+      tokenizer: 'earshot_words',
+      filter: ['lowercase', 'asciifolding', 'earshot_max40'],
+    },
+    earshot_prefixes: { type: 'custom', tokenizer: 'whitespace', filter: [] },
+  },
+};
+
+const keyword = { type: 'keyword' };
+const stored = { type: 'object', enabled: false };
+const episodeFields = {
+  episode_id: keyword,
+  podcast_id: keyword,
+  published_at: { type: 'long' },
+  language: keyword,
+  entity_keys: keyword,
+};
+
+/** Index mappings: the same fields and analysers as the LanceDB tables. */
+export function openSearchMappings(dims: number): Record<IndexName, Json> {
+  const vector = {
+    type: 'knn_vector',
+    dimension: dims,
+    method: {
+      name: 'hnsw',
+      engine: 'lucene',
+      space_type: 'innerproduct',
+      parameters: { m: 16, ef_construction: 128 },
+    },
+  };
+  return {
+    lines: {
+      properties: {
+        id: keyword,
+        ...episodeFields,
+        segment_id: keyword,
+        segment_type: keyword,
+        number: { type: 'integer' },
+        text: { type: 'text', analyzer: 'earshot_text' },
+        has_vector: { type: 'boolean' },
+        vector_key: { type: 'keyword', index: false },
+        vector,
+      },
+    },
+    segments: {
+      properties: {
+        id: keyword,
+        ...episodeFields,
+        type: keyword,
+        number: { type: 'integer' },
+        segment_entity_keys: keyword,
+        doc: stored,
+      },
+    },
+    clips: {
+      properties: {
+        id: keyword,
+        ...episodeFields,
+        type: keyword,
+        segment_id: keyword,
+        engagement_score: { type: 'double' },
+        clip_entity_keys: keyword,
+        speaker_person_id: keyword,
+        text: { type: 'text', index: false },
+        doc: stored,
+        has_vector: { type: 'boolean' },
+        vector_key: { type: 'keyword', index: false },
+        vector,
+      },
+    },
+    episodes: {
+      properties: { id: keyword, podcast_id: keyword, published_at: { type: 'long' }, entity_keys: keyword },
+    },
+    names: {
+      properties: {
+        id: keyword,
+        kind: keyword,
+        names: { type: 'text', analyzer: 'earshot_text' },
+        prefixes: { type: 'text', analyzer: 'earshot_prefixes' },
+        popularity: { type: 'double' },
+        record: { type: 'keyword', index: false, doc_values: false },
+      },
+    },
+    parts: {
+      properties: {
+        id: keyword,
+        episode_id: keyword,
+        part: keyword,
+        payload: { type: 'keyword', index: false, doc_values: false },
+      },
+    },
+    meta: { properties: { dimensions: { type: 'integer' }, model: keyword } },
+  };
+}
+
+const FILTER_FIELDS: Record<IndexName, Partial<Record<keyof SearchFilter, string>>> = {
+  lines: {
+    episodeIds: 'episode_id',
+    podcastIds: 'podcast_id',
+    segmentTypes: 'segment_type',
+    segmentIds: 'segment_id',
+    publishedFrom: 'published_at',
+    publishedBefore: 'published_at',
+    keys: 'entity_keys',
+  },
+  segments: {
+    episodeIds: 'episode_id',
+    podcastIds: 'podcast_id',
+    segmentTypes: 'type',
+    segmentIds: 'id',
+    publishedFrom: 'published_at',
+    publishedBefore: 'published_at',
+    keys: 'entity_keys',
+    segmentKeys: 'segment_entity_keys',
+  },
+  clips: {
+    episodeIds: 'episode_id',
+    podcastIds: 'podcast_id',
+    clipTypes: 'type',
+    segmentIds: 'segment_id',
+    publishedFrom: 'published_at',
+    publishedBefore: 'published_at',
+    keys: 'entity_keys',
+    clipKeys: 'clip_entity_keys',
+    speakerPersonIds: 'speaker_person_id',
+    minEngagement: 'engagement_score',
+  },
+  episodes: { keys: 'entity_keys' },
+  names: {},
+  parts: {},
+  meta: {},
+};
+
+/** SearchFilter → OpenSearch filter clauses for `index`; refuses fields the index lacks. */
+export function filterClauses(index: IndexName, filter: SearchFilter): Json[] {
+  const fields = FILTER_FIELDS[index];
+  const field = (name: keyof SearchFilter) => {
+    const f = fields[name];
+    if (!f) throw new Error(`the ${index} index cannot filter on ${name}`);
+    return f;
+  };
+  const out: Json[] = [];
+  const terms = (name: keyof SearchFilter, values: readonly string[] | undefined) => {
+    if (values !== undefined) out.push({ terms: { [field(name)]: values } });
+  };
+  terms('episodeIds', filter.episodeIds);
+  terms('podcastIds', filter.podcastIds);
+  terms('segmentTypes', filter.segmentTypes);
+  terms('clipTypes', filter.clipTypes);
+  terms('segmentIds', filter.segmentIds);
+  terms('speakerPersonIds', filter.speakerPersonIds);
+  if (filter.publishedFrom !== undefined || filter.publishedBefore !== undefined) {
+    const range: Json = {};
+    if (filter.publishedFrom !== undefined) range.gte = filter.publishedFrom;
+    if (filter.publishedBefore !== undefined) range.lt = filter.publishedBefore;
+    out.push({
+      range: { [field(filter.publishedFrom !== undefined ? 'publishedFrom' : 'publishedBefore')]: range },
+    });
+  }
+  if (filter.minEngagement !== undefined)
+    out.push({ range: { [field('minEngagement')]: { gte: filter.minEngagement } } });
+  for (const name of ['keys', 'segmentKeys', 'clipKeys'] as const) {
+    for (const group of filter[name] ?? []) out.push({ terms: { [field(name)]: group } });
+  }
+  return out;
+}
+
+function keywordQuery(q: KeywordQuery, filters: Json[]): Json {
+  const must: Json[] = q.phrases.map((p) => ({ match_phrase: { text: { query: p } } }));
+  const should: Json[] = [];
+  if (q.words.length > 0) {
+    const words = { match: { text: { query: q.words.join(' '), operator: 'or' } } };
+    if (must.length === 0) must.push(words);
+    else should.push(words);
+  }
+  return { bool: { must, should, filter: filters } };
+}
+
+/** The lucene engine scores an inner product p as p + 1 when p ≥ 0, else 1 / (1 − p). */
+function innerProduct(score: number): number {
+  return score >= 1 ? score - 1 : 1 - 1 / score;
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/**
+ * Search index on OpenSearch: BM25 on the same analyser as LanceDB (`match`, `match_phrase`),
+ * k-NN on the lucene engine's HNSW (inner product) with efficient filtering, keyword fields for filters.
+ */
+export class OpenSearchSearchIndex implements SearchIndex {
+  readonly kind = 'opensearch';
+  readonly client: Client;
+  private readonly prefix: string;
+  private meta?: { dimensions: number; model: string | null };
+  private unrefreshed = false;
+
+  constructor(
+    readonly url: string,
+    private readonly options: OpenSearchSearchIndexOptions = {},
+  ) {
+    this.client = new Client({ node: url });
+    this.prefix = options.prefix ?? 'earshot-';
+  }
+
+  get dimensions(): number | undefined {
+    return this.meta?.dimensions;
+  }
+
+  get model(): string | undefined {
+    return this.meta?.model ?? undefined;
+  }
+
+  name(index: IndexName): string {
+    return `${this.prefix}${index}`;
+  }
+
+  async open(): Promise<void> {
+    const metaIndex = this.name('meta');
+    const exists = (await this.client.indices.exists({ index: metaIndex })).body;
+    if (exists) {
+      const res = await this.client.get({ index: metaIndex, id: 'meta' }, { ignore: [404] });
+      this.meta = (res.body as Json)._source;
+    }
+    if (!this.meta) {
+      this.meta = {
+        dimensions: this.options.dimensions ?? DEFAULT_DIMENSIONS,
+        model: this.options.model ?? null,
+      };
+    } else if (!this.meta.model && this.options.model && this.options.dimensions === this.meta.dimensions) {
+      this.meta.model = this.options.model;
+    }
+    const mappings = openSearchMappings(this.meta.dimensions);
+    for (const index of [...DATA_INDEXES, 'meta'] as IndexName[]) {
+      const name = this.name(index);
+      if ((await this.client.indices.exists({ index: name })).body) continue;
+      await this.client.indices.create(
+        {
+          index: name,
+          body: {
+            settings: {
+              index: {
+                number_of_shards: 1,
+                number_of_replicas: 0,
+                ...(index === 'lines' || index === 'clips' ? { knn: true } : {}),
+              },
+              analysis: ANALYSIS,
+            },
+            mappings: { dynamic: 'strict', ...mappings[index] },
+          } as never,
+        },
+        { ignore: [400] }, // created concurrently by another process
+      );
+    }
+    await this.client.index({ index: metaIndex, id: 'meta', body: this.meta, refresh: true });
+  }
+
+  /** Indexes documents in bulk requests of bounded size; throws on any item failure. */
+  private async bulk(index: IndexName, docs: Json[]): Promise<void> {
+    if (docs.length === 0) return;
+    const limit = this.options.bulkBytes ?? 8 * 1024 * 1024;
+    let body: Json[] = [];
+    let bytes = 0;
+    const send = async () => {
+      if (body.length === 0) return;
+      const res = await this.client.bulk({ index: this.name(index), body });
+      if ((res.body as Json).errors) {
+        const failed = (res.body as Json).items.find((i: Json) => i.index?.error);
+        throw new Error(
+          `bulk indexing into ${this.name(index)} failed: ${JSON.stringify(failed?.index?.error)}`,
+        );
+      }
+      body = [];
+      bytes = 0;
+    };
+    for (const doc of docs) {
+      const source = JSON.stringify(doc);
+      body.push({ index: { _id: doc.id } }, doc);
+      bytes += source.length + 40;
+      if (bytes >= limit) await send();
+    }
+    await send();
+    this.unrefreshed = true;
+  }
+
+  private async search(index: IndexName, body: Json): Promise<Json[]> {
+    const res = await this.client.search({ index: this.name(index), body });
+    return (res.body as Json).hits.hits;
+  }
+
+  async putParts(parts: EpisodePart[]): Promise<void> {
+    const latest = new Map(parts.map((p) => [`${p.episode_id}/${p.part}`, p]));
+    await this.bulk(
+      'parts',
+      [...latest.entries()].map(([id, p]) => ({ id, ...p })),
+    );
+  }
+
+  async getParts(episodeIds: string[]): Promise<EpisodePart[]> {
+    const out: EpisodePart[] = [];
+    for (const ids of chunks([...new Set(episodeIds)], 1000)) {
+      // Parts are read by id (real-time get), so they are visible before a refresh.
+      const docIds = ids.flatMap((id) =>
+        ['episode', 'transcript', 'segments', 'clips', 'mentions', 'speakers'].map((p) => `${id}/${p}`),
+      );
+      const res = await this.client.mget({ index: this.name('parts'), body: { ids: docIds } });
+      for (const d of (res.body as Json).docs) {
+        if (d.found)
+          out.push({ episode_id: d._source.episode_id, part: d._source.part, payload: d._source.payload });
+      }
+    }
+    return out;
+  }
+
+  async storedVectors(episodeIds: string[]): Promise<Map<string, Float32Array>> {
+    await this.refreshIfNeeded();
+    const out = new Map<string, Float32Array>();
+    for (const ids of chunks([...new Set(episodeIds)], 20)) {
+      for (const index of ['lines', 'clips'] as const) {
+        let searchAfter: Json[] | undefined;
+        for (;;) {
+          const hits = await this.search(index, {
+            size: 5000,
+            _source: ['vector_key', 'vector'],
+            query: { bool: { filter: [{ terms: { episode_id: ids } }, { term: { has_vector: true } }] } },
+            sort: [{ id: 'asc' }],
+            ...(searchAfter ? { search_after: searchAfter } : {}),
+          });
+          for (const h of hits) {
+            if (h._source.vector_key) out.set(h._source.vector_key, Float32Array.from(h._source.vector));
+          }
+          if (hits.length < 5000) break;
+          searchAfter = hits.at(-1).sort;
+        }
+      }
+    }
+    return out;
+  }
+
+  private async refreshIfNeeded(): Promise<void> {
+    if (this.unrefreshed) await this.refresh();
+  }
+
+  async replaceEpisodes(batch: EpisodeDocs[]): Promise<void> {
+    if (batch.length === 0) return;
+    const ids = batch.map((b) => b.episode_id);
+    await this.refreshIfNeeded();
+    const known = await this.client.count({
+      index: this.name('episodes'),
+      body: { query: { terms: { id: ids } } },
+    });
+    if ((known.body as Json).count > 0) {
+      for (const index of ['lines', 'segments', 'clips', 'episodes'] as const) {
+        await this.client.deleteByQuery({
+          index: this.name(index),
+          conflicts: 'proceed',
+          body: { query: { terms: { [index === 'episodes' ? 'id' : 'episode_id']: ids } } },
+        } as never);
+      }
+    }
+    const vector = (v: Float32Array | null) => (v ? Array.from(v) : undefined);
+    await this.bulk(
+      'lines',
+      batch.flatMap((b) =>
+        b.lines.map((l) => ({ ...l, has_vector: l.vector !== null, vector: vector(l.vector) })),
+      ),
+    );
+    await this.bulk(
+      'segments',
+      batch.flatMap((b) =>
+        b.segments.map((s) => ({
+          id: s.id,
+          episode_id: s.episode_id,
+          podcast_id: s.podcast_id,
+          published_at: s.published_at,
+          language: s.language,
+          entity_keys: s.entity_keys,
+          type: s.type,
+          number: s.number,
+          segment_entity_keys: s.segment_entity_keys,
+          doc: s,
+        })),
+      ),
+    );
+    await this.bulk(
+      'clips',
+      batch.flatMap((b) =>
+        b.clips.map((c) => {
+          const { vector: v, vector_key, ...rest } = c;
+          return {
+            id: c.id,
+            episode_id: c.episode_id,
+            podcast_id: c.podcast_id,
+            published_at: c.published_at,
+            language: c.language,
+            entity_keys: c.entity_keys,
+            type: c.type,
+            segment_id: c.segment?.id ?? null,
+            engagement_score: c.engagement_score,
+            clip_entity_keys: c.clip_entity_keys,
+            speaker_person_id: c.speaker_person_id,
+            text: c.text,
+            doc: rest,
+            has_vector: v !== null,
+            vector_key,
+            vector: vector(v),
+          };
+        }),
+      ),
+    );
+    await this.bulk(
+      'episodes',
+      batch.map((b) => b.episode),
+    );
+  }
+
+  async upsertNames(docs: NameDoc[]): Promise<void> {
+    const latest = new Map(docs.map((d) => [d.id, d]));
+    await this.bulk(
+      'names',
+      [...latest.values()].map((d) => ({
+        id: d.id,
+        kind: d.kind,
+        names: d.names,
+        prefixes: namePrefixes(d.names).join(' '),
+        popularity: d.popularity,
+        record: d.record,
+      })),
+    );
+  }
+
+  /** OpenSearch refreshes every second by itself. */
+  scheduleRefresh(): void {}
+
+  async refresh(): Promise<void> {
+    this.unrefreshed = false;
+    await this.client.indices.refresh({ index: DATA_INDEXES.map((i) => this.name(i)).join(',') });
+  }
+
+  async keywordLines(query: KeywordQuery, filter: SearchFilter, limit: number): Promise<LineHit[]> {
+    const hits = await this.search('lines', {
+      size: limit,
+      track_total_hits: false,
+      _source: ['id', 'segment_id', 'episode_id', 'number', 'published_at'],
+      query: keywordQuery(query, filterClauses('lines', filter)),
+    });
+    return hits.map((h: Json) => ({ ...h._source, score: h._score }));
+  }
+
+  /**
+   * k-NN query. The lucene engine searches the graph with `k` candidates; a small `k` can stop at
+   * a local optimum, so at least 64 are searched and `size` keeps the first `limit`.
+   */
+  private knn(vector: Float32Array, filters: Json[], limit: number): Json {
+    const knn: Json = { vector: Array.from(vector), k: Math.max(limit, 64) };
+    if (filters.length > 0) knn.filter = { bool: { filter: filters } };
+    return { knn: { vector: knn } };
+  }
+
+  async vectorLines(
+    vector: Float32Array,
+    filter: SearchFilter,
+    limit: number,
+    options: { withVectors?: boolean } = {},
+  ): Promise<LineHit[]> {
+    const source = ['id', 'segment_id', 'episode_id', 'number', 'published_at'];
+    if (options.withVectors) source.push('text', 'vector');
+    const hits = await this.search('lines', {
+      size: limit,
+      track_total_hits: false,
+      _source: source,
+      query: this.knn(vector, filterClauses('lines', filter), limit),
+    });
+    return hits.map((h: Json) => {
+      const { text, vector: v, ...rest } = h._source;
+      const hit: LineHit = { ...rest, score: innerProduct(h._score) };
+      if (options.withVectors) {
+        hit.text = text;
+        hit.vector = Float32Array.from(v);
+      }
+      return hit;
+    });
+  }
+
+  async filterSegments(filter: SearchFilter, limit: number, offset: number): Promise<LineHit[]> {
+    const hits = await this.search('segments', {
+      from: offset,
+      size: limit,
+      track_total_hits: false,
+      _source: ['id', 'episode_id', 'number', 'published_at'],
+      query: { bool: { filter: filterClauses('segments', filter) } },
+      sort: [{ published_at: 'desc' }, { id: 'asc' }],
+    });
+    return hits.map((h: Json) => ({
+      id: h._source.id,
+      segment_id: h._source.id,
+      episode_id: h._source.episode_id,
+      number: h._source.number,
+      published_at: h._source.published_at,
+      score: 0,
+    }));
+  }
+
+  async getSegments(ids: string[]): Promise<SegmentDoc[]> {
+    if (ids.length === 0) return [];
+    const res = await this.client.mget({
+      index: this.name('segments'),
+      body: { ids },
+      _source: ['doc'],
+    } as never);
+    return (res.body as Json).docs.filter((d: Json) => d.found).map((d: Json) => d._source.doc as SegmentDoc);
+  }
+
+  async vectorClips(vector: Float32Array, filter: SearchFilter, limit: number): Promise<ClipHit[]> {
+    const hits = await this.search('clips', {
+      size: limit,
+      track_total_hits: false,
+      _source: ['id', 'published_at', 'engagement_score'],
+      query: this.knn(vector, filterClauses('clips', filter), limit),
+    });
+    return hits.map((h: Json) => ({ ...h._source, score: innerProduct(h._score) }));
+  }
+
+  async listClips(filter: SearchFilter, order: ClipOrder, limit: number, offset: number): Promise<ClipHit[]> {
+    const hits = await this.search('clips', {
+      from: offset,
+      size: limit,
+      track_total_hits: false,
+      _source: ['id', 'published_at', 'engagement_score'],
+      query: { bool: { filter: filterClauses('clips', filter) } },
+      sort:
+        order === 'engagement'
+          ? [{ engagement_score: 'desc' }, { published_at: 'desc' }, { id: 'asc' }]
+          : [{ published_at: 'desc' }, { engagement_score: 'desc' }, { id: 'asc' }],
+    });
+    return hits.map((h: Json) => ({ ...h._source, score: 0 }));
+  }
+
+  async getClips(ids: string[]): Promise<ClipDoc[]> {
+    if (ids.length === 0) return [];
+    const res = await this.client.mget({
+      index: this.name('clips'),
+      body: { ids },
+      _source: ['doc'],
+    } as never);
+    return (res.body as Json).docs
+      .filter((d: Json) => d.found)
+      .map((d: Json) => ({ ...(d._source.doc as ClipDoc), vector: null }));
+  }
+
+  async searchNames(query: NameQuery, limit: number): Promise<NameHit[]> {
+    const words = query.words.flatMap((w) => analyze(w));
+    if (words.length === 0 || query.kinds.length === 0) return [];
+    const should: Json[] = words.map((w) => ({
+      match: { names: { query: w, fuzziness: fuzziness(w), prefix_length: w.length > 3 ? 1 : 0 } },
+    }));
+    const last = words.at(-1)!;
+    if (last.length >= 2) should.push({ match: { prefixes: last } });
+    const hits = await this.search('names', {
+      size: limit,
+      track_total_hits: false,
+      query: { bool: { should, minimum_should_match: 1, filter: [{ terms: { kind: query.kinds } }] } },
+    });
+    return hits.map((h: Json) => ({
+      doc: {
+        id: h._source.id,
+        kind: h._source.kind,
+        names: h._source.names,
+        popularity: h._source.popularity,
+        record: h._source.record,
+      },
+      score: h._score,
+    }));
+  }
+
+  async countEpisodes(keys: string[]): Promise<Map<string, number>> {
+    const unique = [...new Set(keys)];
+    if (unique.length === 0) return new Map();
+    const filters: Json = {};
+    unique.forEach((k, i) => {
+      filters[`k${i}`] = { term: { entity_keys: k } };
+    });
+    const res = await this.client.search({
+      index: this.name('episodes'),
+      body: { size: 0, aggs: { keys: { filters: { filters } } } },
+    });
+    const buckets = (res.body as Json).aggregations.keys.buckets;
+    return new Map(unique.map((k, i) => [k, buckets[`k${i}`].doc_count as number]));
+  }
+
+  async stats(): Promise<IndexStats> {
+    const count = async (index: IndexName, query?: Json) =>
+      ((await this.client.count({ index: this.name(index), body: query ? { query } : {} })).body as Json)
+        .count as number;
+    const [lines, linesWithVectors, segments, clips, names] = await Promise.all([
+      count('lines'),
+      count('lines', { term: { has_vector: true } }),
+      count('segments'),
+      count('clips'),
+      count('names'),
+    ]);
+    return { lines, linesWithVectors, segments, clips, names };
+  }
+
+  /** Deletes every index this adapter created (tests and rebuilds). */
+  async drop(): Promise<void> {
+    await this.client.indices.delete(
+      { index: [...DATA_INDEXES, 'meta'].map((i) => this.name(i as IndexName)).join(',') },
+      { ignore: [404] },
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}

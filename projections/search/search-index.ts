@@ -1,0 +1,315 @@
+/**
+ * Search index port: what dialogue, clip, entity and podcast search read, and what the search
+ * projector writes. Two adapters (LanceDB embedded, OpenSearch distributed) pass one contract
+ * suite (test/contracts/search-index.contract.ts).
+ *
+ * Layout, identical on both engines:
+ *
+ * - `lines`: one document per transcript line inside a segment — BM25 text (positions kept for
+ *   phrases), the line's sentence vector, and the filter fields of its segment and episode.
+ *   Keyword and semantic search both rank lines; the query layer groups them into segments.
+ * - `segments`: one document per segment, holding what a result shows (lines with speakers and
+ *   mentions, the segment's clips) plus the same filter fields, for filter-only queries.
+ * - `clips`: one document per clip — filter fields, engagement, the embedded clip text.
+ * - `episodes`: one small document per episode with its entity keys (mention counts).
+ * - `names`: people, companies, knowledge-graph entities and podcasts by every name they go by.
+ * - `parts`: the latest event of each kind per episode, so an episode's documents can be
+ *   rebuilt whichever of its events arrives last.
+ *
+ * Every document id is derived from the event (segment id, `episode:line`, clip id, entity or
+ * podcast id), and an episode's documents are replaced as a whole, so replaying topics leaves
+ * the index as it was.
+ */
+
+export const SEGMENT_TYPES = [
+  'INTRO',
+  'PERSONAL_BANTER',
+  'TOPIC_DISCUSSION',
+  'INTERVIEW',
+  'TRANSITION',
+  'AD',
+  'OUTRO',
+] as const;
+export type SegmentType = (typeof SEGMENT_TYPES)[number];
+
+export const CLIP_TYPES = [
+  'SPICY',
+  'CONTROVERSIAL',
+  'EMOTIONAL',
+  'FUNNY',
+  'SHOCKING',
+  'INSIGHTFUL',
+  'INFORMATIVE',
+  'EDUCATIONAL',
+  'PHILOSOPHICAL',
+  'AHA_MOMENT',
+  'NOTABLE_LINE',
+  'BEST_STORY',
+  'DEBATE_DISAGREEMENT',
+] as const;
+export type ClipType = (typeof CLIP_TYPES)[number];
+
+/** Roles the API filters by; speaker roles are the lower-case speaker record roles. */
+export const FILTER_ROLES = ['guest', 'host', 'panelist', 'correspondent', 'mention'] as const;
+export type FilterRole = (typeof FILTER_ROLES)[number];
+
+/**
+ * Entity keys: `<entity id>` when the entity features at all (mentioned or speaking), and
+ * `<entity id>:<role>` for each way it features (`mention`, `host`, `guest`, `panelist`,
+ * `correspondent`, `audience`, `soundbite_speaker`).
+ */
+export function entityKey(entityId: string, role?: string): string {
+  return role ? `${entityId}:${role.toLowerCase()}` : entityId;
+}
+
+export interface Speaker {
+  label: string;
+  /** The identified person's name, else the diarization label. */
+  name: string;
+  /** Upper case as in speaker records (`HOST`, `GUEST`, …), or null when unknown. */
+  role: string | null;
+  person_id: string | null;
+}
+
+export interface SegmentLine {
+  number: number;
+  speaker: Speaker;
+  start_seconds: number;
+  end_seconds: number;
+  text: string;
+  /** Entity ids mentioned in this line. */
+  mentions: string[];
+}
+
+export interface StoredClip {
+  id: string;
+  type: ClipType;
+  title: string;
+  description: string | null;
+  intro_statement: string | null;
+  engagement_score: number;
+  start_seconds: number;
+  end_seconds: number;
+  audio_url: string | null;
+  segment: { id: string; title: string; type: SegmentType } | null;
+  speaker: Speaker | null;
+}
+
+/** Filter fields every episode-derived document carries. */
+export interface EpisodeFields {
+  episode_id: string;
+  podcast_id: string;
+  /** Epoch milliseconds. */
+  published_at: number;
+  /** Primary language subtag, lower case (`en`, `fr`). */
+  language: string;
+  /** Episode-level entity keys (see `entityKey`). */
+  entity_keys: string[];
+}
+
+export interface LineDoc extends EpisodeFields {
+  /** `<episode id>:<line number>` */
+  id: string;
+  segment_id: string;
+  segment_type: SegmentType;
+  number: number;
+  text: string;
+  /** Contextual vector (see vectors.ts), compared by dot product; null without a model. */
+  vector: Float32Array | null;
+  /** What the vector was computed from (model, recipe, the line and its neighbours). */
+  vector_key: string | null;
+}
+
+export interface SegmentDoc extends EpisodeFields {
+  id: string;
+  number: number;
+  title: string;
+  type: SegmentType;
+  start_seconds: number;
+  end_seconds: number;
+  description: string | null;
+  summary: string | null;
+  audio_url: string | null;
+  read_type: string | null;
+  /** Keys of entities mentioned or speaking within this segment. */
+  segment_entity_keys: string[];
+  lines: SegmentLine[];
+  clips: StoredClip[];
+}
+
+export interface ClipDoc extends EpisodeFields, StoredClip {
+  /** Clip-level keys: its speaker (with role) and entities mentioned within its span. */
+  clip_entity_keys: string[];
+  speaker_person_id: string | null;
+  /** Title, description, intro and the transcript span: what the vector embeds. */
+  text: string;
+  vector: Float32Array | null;
+  vector_key: string | null;
+}
+
+export interface EpisodeDoc {
+  id: string;
+  podcast_id: string;
+  published_at: number;
+  entity_keys: string[];
+}
+
+export interface EpisodeDocs {
+  episode_id: string;
+  episode: EpisodeDoc;
+  segments: SegmentDoc[];
+  lines: LineDoc[];
+  clips: ClipDoc[];
+}
+
+export const NAME_KINDS = ['person', 'company', 'knowledge_graph_entity', 'podcast'] as const;
+export type NameKind = (typeof NAME_KINDS)[number];
+
+export interface NameDoc {
+  id: string;
+  kind: NameKind;
+  /** Every way the record is named (name, aliases, nicknames, ticker, handles, domain, title). */
+  names: string[];
+  /** Global popularity 0-100 where known (podcasts), else 0. */
+  popularity: number;
+  /** The catalog record as JSON. */
+  record: string;
+}
+
+/** The newest event of one kind for one episode, as JSON. */
+export interface EpisodePart {
+  episode_id: string;
+  part: 'episode' | 'transcript' | 'segments' | 'clips' | 'mentions' | 'speakers';
+  payload: string;
+}
+
+/**
+ * Filters; every field present must hold (AND). Fields an index does not carry are refused by
+ * the adapter. `keys` is a conjunction of disjunctions: each group needs any one of its keys.
+ */
+export interface SearchFilter {
+  episodeIds?: string[];
+  podcastIds?: string[];
+  segmentTypes?: SegmentType[];
+  clipTypes?: ClipType[];
+  /** Inclusive, epoch ms. */
+  publishedFrom?: number;
+  /** Exclusive, epoch ms. */
+  publishedBefore?: number;
+  /** Episode-level entity keys (lines, segments, episodes). */
+  keys?: string[][];
+  /** Segment-level entity keys (segments). */
+  segmentKeys?: string[][];
+  /** Clip-level entity keys (clips). */
+  clipKeys?: string[][];
+  speakerPersonIds?: string[];
+  minEngagement?: number;
+  segmentIds?: string[];
+}
+
+/**
+ * A parsed keyword query: each phrase must occur as an exact ordered sequence (phrases AND
+ * together); free words rank by BM25 and any may match. Phrases and words are raw text, analysed
+ * by the engine with the index's own analyser.
+ */
+export interface KeywordQuery {
+  phrases: string[];
+  words: string[];
+}
+
+export interface LineHit {
+  id: string;
+  segment_id: string;
+  episode_id: string;
+  number: number;
+  published_at: number;
+  /** BM25 score (keyword) or dot product (vector); comparable within one list only. */
+  score: number;
+  /** With `withVectors`: the line's text and stored vector. */
+  text?: string;
+  vector?: Float32Array;
+}
+
+export interface ClipHit {
+  id: string;
+  published_at: number;
+  engagement_score: number;
+  score: number;
+}
+
+export interface NameQuery {
+  /** Analysed words of the query; the last one may be the start of a word. */
+  words: string[];
+  kinds: NameKind[];
+}
+
+export interface NameHit {
+  doc: NameDoc;
+  score: number;
+}
+
+export type ClipOrder = 'engagement' | 'recency';
+
+export interface IndexStats {
+  lines: number;
+  linesWithVectors: number;
+  segments: number;
+  clips: number;
+  names: number;
+}
+
+export interface SearchIndexOptions {
+  /** Vector size of the embeddings model; unset when no model is available. */
+  dimensions?: number;
+  /** Name of the embeddings model whose vectors the index holds. */
+  model?: string;
+}
+
+export interface SearchIndex {
+  readonly kind: string;
+  /** Creates tables or indexes as needed. */
+  open(): Promise<void>;
+  /** Vector size the index was built with (undefined: no vectors yet). */
+  readonly dimensions: number | undefined;
+  /** Model the index's vectors come from. */
+  readonly model: string | undefined;
+
+  putParts(parts: EpisodePart[]): Promise<void>;
+  getParts(episodeIds: string[]): Promise<EpisodePart[]>;
+  /** Vectors already stored for these episodes' lines and clips, by vector key. */
+  storedVectors(episodeIds: string[]): Promise<Map<string, Float32Array>>;
+  /** Replaces every line, segment, clip and episode document of each episode given. */
+  replaceEpisodes(batch: EpisodeDocs[]): Promise<void>;
+  upsertNames(docs: NameDoc[]): Promise<void>;
+  /** Makes everything written so far searchable (phrases included), and waits for it. */
+  refresh(): Promise<void>;
+  /**
+   * Asks for what was written to become searchable soon, without waiting (the projector's path:
+   * an index refresh can take long on a big table and must not hold the stream up).
+   */
+  scheduleRefresh(): void;
+
+  keywordLines(query: KeywordQuery, filter: SearchFilter, limit: number): Promise<LineHit[]>;
+  /** Lines by dot product with `vector`; `withVectors` adds each hit's text and vector. */
+  vectorLines(
+    vector: Float32Array,
+    filter: SearchFilter,
+    limit: number,
+    options?: { withVectors?: boolean },
+  ): Promise<LineHit[]>;
+  /** Segments matching a filter, newest first. */
+  filterSegments(filter: SearchFilter, limit: number, offset: number): Promise<LineHit[]>;
+  getSegments(ids: string[]): Promise<SegmentDoc[]>;
+
+  vectorClips(vector: Float32Array, filter: SearchFilter, limit: number): Promise<ClipHit[]>;
+  /** Clips matching a filter, best (engagement) or newest first; `offset` pages. */
+  listClips(filter: SearchFilter, order: ClipOrder, limit: number, offset: number): Promise<ClipHit[]>;
+  getClips(ids: string[]): Promise<ClipDoc[]>;
+
+  searchNames(query: NameQuery, limit: number): Promise<NameHit[]>;
+  /** Episodes carrying each key. */
+  countEpisodes(keys: string[]): Promise<Map<string, number>>;
+
+  stats(): Promise<IndexStats>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,400 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PRESETS } from '../../ingest/corpus/generate.ts';
+import { QUERIES } from '../../ingest/corpus/vocabulary/queries.ts';
+import { LanceDbSearchIndex } from '../../projections/search/lancedb-search-index.ts';
+import { OpenSearchSearchIndex } from '../../projections/search/opensearch-search-index.ts';
+import type { SearchIndex } from '../../projections/search/search-index.ts';
+import { type SearchProjectorStats, VectorCache } from '../../projections/search/search-projector.ts';
+import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
+import { generateTestCorpus, loadCorpus, produceCorpus } from '../support/corpus.ts';
+import {
+  openTestEmbeddings,
+  projectIntoSearch,
+  type SearchEmbeddings,
+  searchApi,
+} from '../support/search.ts';
+import type { Bench, BenchResult } from './bench.ts';
+import { percentile } from './bench.ts';
+
+/**
+ * Dialogue search latency at the API over the generator's bench corpus (≥ 1,000,000 lines),
+ * warm, on LanceDB and — when OPENSEARCH_URL is set — on OpenSearch, side by side; plus the
+ * indexing throughput of the search projector including embeddings.
+ *
+ * The corpus and the LanceDB index are built once under EARSHOT_BENCH_SEARCH_DIR (default: the OS
+ * temp dir) and reused while their build record matches; the own embedding of every distinct text
+ * is kept there too, so the OpenSearch build reuses the model's vectors instead of recomputing
+ * them (its throughput is reported without embedding time).
+ */
+const SEED = 2026;
+const AS_OF = Date.UTC(2026, 5, 1);
+const REQUESTS_PER_MODE = Number(process.env['EARSHOT_BENCH_SEARCH_REQUESTS'] ?? 300);
+
+interface BuildRecord {
+  version: 3;
+  preset: { podcasts: number; episodesPerPodcast: number };
+  seed: number;
+  model: string;
+  lines: number;
+  segments: number;
+  episodes: number;
+  seconds: number;
+  vectorIndexSeconds: number;
+  stats: SearchProjectorStats;
+}
+
+function emptyStats(): SearchProjectorStats {
+  return { episodesIndexed: 0, linesIndexed: 0, textsEmbedded: 0, vectorsReused: 0, embedMs: 0, writeMs: 0 };
+}
+
+// --- the own-vector cache on disk: [u32 text bytes][text][dims × f32] … -------------------------
+
+function saveCache(cache: VectorCache, file: string, dims: number): void {
+  const chunks: Buffer[] = [];
+  for (const [text, v] of cache.map) {
+    const t = Buffer.from(text, 'utf8');
+    const head = Buffer.alloc(4);
+    head.writeUInt32LE(t.length);
+    chunks.push(head, t, Buffer.from(v.buffer, v.byteOffset, dims * 4));
+  }
+  fs.writeFileSync(file, Buffer.concat(chunks));
+}
+
+function loadCache(file: string, dims: number): VectorCache {
+  const cache = new VectorCache(Number.POSITIVE_INFINITY);
+  const buf = fs.readFileSync(file);
+  let at = 0;
+  while (at < buf.length) {
+    const n = buf.readUInt32LE(at);
+    const text = buf.toString('utf8', at + 4, at + 4 + n);
+    at += 4 + n;
+    const v = new Float32Array(dims);
+    Buffer.from(v.buffer).set(buf.subarray(at, at + dims * 4));
+    at += dims * 4;
+    cache.set(text, v);
+  }
+  return cache;
+}
+
+// --- load ------------------------------------------------------------------------------------------
+
+interface Request {
+  mode: 'keyword' | 'semantic' | 'hybrid';
+  url: string;
+}
+
+function requests(): Request[] {
+  const out: Request[] = [];
+  const en = QUERIES.filter((q) => q.lang === 'en');
+  const words = [
+    'inflation',
+    'striker',
+    'vaccine',
+    'election',
+    'startup',
+    'mortgage rates',
+    'battery storage',
+  ];
+  for (const q of en.filter((q) => q.kind === 'keyword'))
+    out.push({ mode: 'keyword', url: `keyword_search=${encodeURIComponent(q.text)}` });
+  for (const q of en.filter((q) => q.kind === 'mixed'))
+    out.push({ mode: 'keyword', url: `keyword_search=${encodeURIComponent(q.text)}` });
+  for (const w of words) out.push({ mode: 'keyword', url: `keyword_search=${encodeURIComponent(w)}` });
+  for (const q of en.filter((q) => q.kind !== 'keyword')) {
+    out.push({ mode: 'semantic', url: `semantic_search=${encodeURIComponent(q.text)}` });
+    out.push({
+      mode: 'hybrid',
+      url: `semantic_search=${encodeURIComponent(q.text)}&keyword_search=${encodeURIComponent(q.text)}`,
+    });
+  }
+  return out;
+}
+
+async function measure(
+  base: string,
+  key: string,
+  list: Request[],
+  progress: (m: string) => void,
+  label: string,
+): Promise<Record<Request['mode'], number[]>> {
+  const call = async (r: Request, i: number) => {
+    // A different page size per call keeps repeated texts from being answered identically.
+    const url = `${base}/v1/podcasts/episodes/search?${r.url}&limit=${10 + (i % 16)}`;
+    const t = performance.now();
+    const res = await fetch(url, { headers: { 'x-api-key': key } });
+    const body = await res.arrayBuffer();
+    const ms = performance.now() - t;
+    if (res.status !== 200)
+      throw new Error(`${url}: HTTP ${res.status} ${Buffer.from(body).toString().slice(0, 300)}`);
+    return ms;
+  };
+  progress(`${label}: warm-up (${list.length} requests)`);
+  for (const [i, r] of list.entries()) await call(r, i);
+  const out: Record<Request['mode'], number[]> = { keyword: [], semantic: [], hybrid: [] };
+  for (const mode of ['keyword', 'semantic', 'hybrid'] as const) {
+    const ofMode = list.filter((r) => r.mode === mode);
+    for (let i = 0; i < REQUESTS_PER_MODE; i++) out[mode].push(await call(ofMode[i % ofMode.length]!, i));
+    out[mode].sort((a, b) => a - b);
+    progress(
+      `${label} ${mode}: p50 ${percentile(out[mode], 50).toFixed(1)} ms, p95 ${percentile(out[mode], 95).toFixed(1)} ms`,
+    );
+  }
+  return out;
+}
+
+function latencyResults(
+  engine: string,
+  lat: Record<Request['mode'], number[]>,
+  lines: number,
+): BenchResult[] {
+  const targets = { keyword: 50, semantic: 100, hybrid: 150 };
+  const out: BenchResult[] = [];
+  for (const mode of ['keyword', 'semantic', 'hybrid'] as const) {
+    out.push({
+      bench: 'search-latency',
+      metric: `${engine}: ${mode} search p95 (${(lines / 1e6).toFixed(2)}M lines, warm, one client)`,
+      value: Number(percentile(lat[mode], 95).toFixed(1)),
+      unit: 'ms',
+      target: { op: '<=', value: targets[mode] },
+      note: `p50 ${percentile(lat[mode], 50).toFixed(1)} ms, p99 ${percentile(lat[mode], 99).toFixed(1)} ms, ${lat[mode].length} requests`,
+    });
+  }
+  return out;
+}
+
+async function build(
+  index: SearchIndex,
+  state: PgliteStateStore,
+  corpusDir: string,
+  embeddings: SearchEmbeddings | undefined,
+  cache: VectorCache,
+  progress: (m: string) => void,
+  label: string,
+) {
+  const stats = emptyStats();
+  const api = await searchApi({ index, state, ...(embeddings ? { embeddings: embeddings.query } : {}) });
+  const corpus = loadCorpus(corpusDir);
+  const started = Date.now();
+  const timer = setInterval(() => {
+    const s = (Date.now() - started) / 1000;
+    progress(
+      `${label}: ${stats.episodesIndexed} episode builds, ${stats.linesIndexed} lines, ${stats.textsEmbedded} texts embedded, ${s.toFixed(0)} s`,
+    );
+  }, 30_000);
+  try {
+    const projection = await projectIntoSearch({
+      index,
+      state,
+      catalog: api.catalog,
+      embeddings: embeddings?.indexing ?? cachedOnly(cache),
+      produce: (b) => produceCorpus(b.producer, corpus),
+      timeoutMs: 6 * 3_600_000,
+      batchSize: 1000,
+      stats,
+      cache,
+    });
+    await projection.close();
+  } finally {
+    clearInterval(timer);
+    await api.close();
+  }
+  const seconds = (Date.now() - started) / 1000;
+  const segments = corpus.segments.reduce((n, s) => n + s.segments.length, 0);
+  const lines = corpus.segments.reduce(
+    (n, s) => n + s.segments.reduce((m, seg) => m + seg.last_line - seg.first_line + 1, 0),
+    0,
+  );
+  return { seconds, stats, segments, lines, episodes: corpus.episodes.length };
+}
+
+function corpusMatches(dir: string, preset: { podcasts: number; episodesPerPodcast: number }): boolean {
+  try {
+    const m = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+    return (
+      m.seed === SEED &&
+      m.as_of === new Date(AS_OF).toISOString() &&
+      m.sizes.podcasts === preset.podcasts &&
+      m.sizes.episodes_per_podcast === preset.episodesPerPodcast
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** An embeddings port answering only from vectors computed earlier by the model. */
+function cachedOnly(cache: VectorCache) {
+  return {
+    model: 'all-MiniLM-L6-v2',
+    dimensions: 384,
+    async embed(texts: string[]) {
+      return texts.map((t) => {
+        const v = cache.map.get(t);
+        if (!v) throw new Error(`no stored vector for ${JSON.stringify(t.slice(0, 60))}`);
+        return v;
+      });
+    },
+    async close() {},
+  };
+}
+
+export const searchLatencyBench: Bench = {
+  name: 'search-latency',
+  description:
+    'dialogue search p95 at the API over ≥1M indexed lines (LanceDB, and OpenSearch when up) and indexing throughput with embeddings',
+  async run(progress) {
+    const root = process.env['EARSHOT_BENCH_SEARCH_DIR'] || path.join(os.tmpdir(), 'earshot-bench-search');
+    const preset = PRESETS.bench;
+    const corpusDir = path.join(root, 'corpus');
+    const recordFile = path.join(root, 'build.json');
+    const cacheFile = path.join(root, 'own-vectors.bin');
+    const results: BenchResult[] = [];
+    fs.mkdirSync(root, { recursive: true });
+    let record: BuildRecord | undefined;
+    try {
+      record = JSON.parse(fs.readFileSync(recordFile, 'utf8')) as BuildRecord;
+      if (record.version !== 3 || record.seed !== SEED || record.preset.podcasts !== preset.podcasts)
+        record = undefined;
+    } catch {
+      record = undefined;
+    }
+    const embeddings = await openTestEmbeddings();
+    try {
+      const lancePath = path.join(root, 'lancedb');
+      if (!record) {
+        fs.rmSync(lancePath, { recursive: true, force: true });
+        fs.rmSync(path.join(root, 'state'), { recursive: true, force: true });
+        if (!corpusMatches(corpusDir, preset)) {
+          fs.rmSync(corpusDir, { recursive: true, force: true });
+          progress(
+            `generating the bench corpus (${preset.podcasts} × ${preset.episodesPerPodcast} episodes)`,
+          );
+          await generateTestCorpus({ dir: corpusDir, ...preset, seed: SEED, asOf: AS_OF });
+        }
+        const index = new LanceDbSearchIndex(lancePath, {
+          dimensions: embeddings.query.dimensions,
+          model: embeddings.query.model,
+        });
+        await index.open();
+        const state = new PgliteStateStore(path.join(root, 'state'));
+        const cache = new VectorCache(Number.POSITIVE_INFINITY);
+        const built = await build(index, state, corpusDir, embeddings, cache, progress, 'LanceDB build');
+        // Whatever the last scheduled refresh left: fold it in, timed apart from the stream.
+        const t = Date.now();
+        await index.refresh();
+        const vectorIndexSeconds = (Date.now() - t) / 1000;
+        saveCache(cache, cacheFile, embeddings.query.dimensions);
+        await index.close();
+        await state.close();
+        record = {
+          version: 3,
+          preset,
+          seed: SEED,
+          model: embeddings.query.model,
+          ...built,
+          vectorIndexSeconds,
+        };
+        fs.writeFileSync(recordFile, JSON.stringify(record, null, 2));
+      }
+      progress(`corpus: ${record.episodes} episodes, ${record.segments} segments, ${record.lines} lines`);
+      const s = record.stats;
+      results.push({
+        bench: 'search-latency',
+        metric: 'LanceDB: indexing throughput incl. embeddings',
+        value: Math.round(record.segments / record.seconds),
+        unit: 'segments/s',
+        note: `${record.lines} lines in ${record.seconds.toFixed(0)} s (${Math.round(record.lines / record.seconds)} lines/s); ${s.textsEmbedded} distinct texts embedded (${(s.embedMs / 1000).toFixed(0)} s in the model, ${Math.round(s.textsEmbedded / (s.embedMs / 1000))} texts/s), ${s.vectorsReused} vectors reused on rebuilds; final index refresh ${record.vectorIndexSeconds.toFixed(0)} s`,
+      });
+
+      // LanceDB, warm.
+      const lance = new LanceDbSearchIndex(lancePath, {});
+      await lance.open();
+      const state = new PgliteStateStore(path.join(root, 'state'));
+      const list = requests();
+      {
+        const api = await searchApi({ index: lance, state, embeddings: embeddings.query, queryCacheSize: 0 });
+        const url = await api.app.listen({ port: 0, host: '127.0.0.1' });
+        try {
+          results.push(
+            ...latencyResults(
+              'LanceDB',
+              await measure(url, api.key, list, progress, 'LanceDB'),
+              record.lines,
+            ),
+          );
+        } finally {
+          await api.close();
+        }
+      }
+
+      // OpenSearch, when configured: the same corpus through the same projector.
+      const osUrl = process.env['OPENSEARCH_URL'];
+      if (osUrl) {
+        const osIndex = new OpenSearchSearchIndex(osUrl, {
+          prefix: 'bench-search-',
+          dimensions: 384,
+          model: record.model,
+        });
+        await osIndex.open();
+        const have = await osIndex.stats();
+        if (have.lines !== record.lines) {
+          progress('OpenSearch: building the index from the same events (vectors from the LanceDB build)');
+          await osIndex.drop();
+          await osIndex.open();
+          const osState = new PgliteStateStore();
+          const built = await build(
+            osIndex,
+            osState,
+            corpusDir,
+            undefined,
+            loadCache(cacheFile, 384),
+            progress,
+            'OpenSearch build',
+          );
+          await osState.close();
+          results.push({
+            bench: 'search-latency',
+            metric: 'OpenSearch: indexing throughput (vectors precomputed)',
+            value: Math.round(built.segments / built.seconds),
+            unit: 'segments/s',
+            note: `${built.lines} lines in ${built.seconds.toFixed(0)} s (${Math.round(built.lines / built.seconds)} lines/s)`,
+          });
+        }
+        const api = await searchApi({
+          index: osIndex,
+          state,
+          embeddings: embeddings.query,
+          queryCacheSize: 0,
+        });
+        const url = await api.app.listen({ port: 0, host: '127.0.0.1' });
+        try {
+          results.push(
+            ...latencyResults(
+              'OpenSearch',
+              await measure(url, api.key, list, progress, 'OpenSearch'),
+              record.lines,
+            ),
+          );
+        } finally {
+          await api.close();
+          if (process.env['EARSHOT_BENCH_KEEP'] !== '1') await osIndex.drop();
+          await osIndex.close();
+        }
+      } else {
+        progress('OPENSEARCH_URL is unset: OpenSearch skipped (npm run engines:up)');
+      }
+      await lance.close();
+      await state.close();
+      results.push({
+        bench: 'search-latency',
+        metric: 'machine load (1-minute average) at the end',
+        value: Number(os.loadavg()[0]!.toFixed(2)),
+        unit: '',
+      });
+      return results;
+    } finally {
+      await embeddings.close();
+    }
+  },
+};

@@ -1,0 +1,264 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { rankLines } from '../../api/search/dialogue-search.ts';
+import { QueryEmbedder } from '../../api/search/search-services.ts';
+import { GROUND_TRUTH_FILES } from '../../ingest/corpus/generate.ts';
+import type { QueryDef } from '../../ingest/corpus/vocabulary/types.ts';
+import { LanceDbSearchIndex } from '../../projections/search/lancedb-search-index.ts';
+import type { SearchIndex } from '../../projections/search/search-index.ts';
+import { parseKeywordQuery } from '../../projections/search/text-analysis.ts';
+import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
+import { type Corpus, generateTestCorpus, produceCorpus } from '../support/corpus.ts';
+import { openTestEmbeddings, projectIntoSearch, searchApi } from '../support/search.ts';
+import { tempDir } from '../support/temp-dir.ts';
+import type { Bench, BenchResult } from './bench.ts';
+
+type Mode = 'keyword' | 'semantic' | 'hybrid';
+
+/** Graded judgements of one query: `episode:line` → grade (1 or 2). */
+type Judgements = Map<string, number>;
+
+export function ndcgAt(k: number, ranked: string[], judged: Judgements): number {
+  const gain = (g: number) => 2 ** g - 1;
+  let dcg = 0;
+  ranked.slice(0, k).forEach((id, i) => {
+    dcg += gain(judged.get(id) ?? 0) / Math.log2(i + 2);
+  });
+  const ideal = [...judged.values()].sort((a, b) => b - a).slice(0, k);
+  const idcg = ideal.reduce((s, g, i) => s + gain(g) / Math.log2(i + 2), 0);
+  return idcg === 0 ? 0 : dcg / idcg;
+}
+
+/** Share of the first k that are relevant, out of what could be (min(k, relevant)). */
+export function recallAt(k: number, ranked: string[], judged: Judgements): number {
+  const relevant = [...judged.values()].filter((g) => g > 0).length;
+  if (relevant === 0) return 0;
+  const hits = ranked.slice(0, k).filter((id) => (judged.get(id) ?? 0) > 0).length;
+  return hits / Math.min(k, relevant);
+}
+
+function readNdjson<T>(file: string): T[] {
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as T);
+}
+
+export interface RelevanceReport {
+  queries: number;
+  skipped: string[];
+  perQuery: {
+    id: string;
+    kind: string;
+    lang: string;
+    mode: Mode;
+    ndcg: number;
+    recall: number;
+    segNdcg: number;
+  }[];
+}
+
+/**
+ * Runs every evaluation query of a generated corpus against an index built from it through the
+ * pipeline: line-level metrics on the line ranking dialogue search groups into segments, and
+ * segment-level nDCG on the first page of `GET /v1/podcasts/episodes/search` (a segment's gain is
+ * its best line's).
+ */
+export async function evaluateRelevance(options: {
+  corpus: Corpus;
+  index: SearchIndex;
+  api: Awaited<ReturnType<typeof searchApi>>;
+}): Promise<RelevanceReport> {
+  const { corpus, api } = options;
+  const queries = readNdjson<QueryDef>(path.join(corpus.dir, GROUND_TRUTH_FILES.queries));
+  const judgements = new Map<string, Judgements>();
+  for (const r of readNdjson<{ query_id: string; episode_id: string; line_number: number; grade: number }>(
+    path.join(corpus.dir, GROUND_TRUTH_FILES.relevance),
+  )) {
+    const j = judgements.get(r.query_id) ?? new Map();
+    j.set(`${r.episode_id}:${r.line_number}`, r.grade);
+    judgements.set(r.query_id, j);
+  }
+  const segmentLines = new Map<string, { episode: string; first: number; last: number }>();
+  for (const s of corpus.segments) {
+    for (const seg of s.segments)
+      segmentLines.set(seg.id, { episode: s.episode_id, first: seg.first_line, last: seg.last_line });
+  }
+  const embedder = new QueryEmbedder(api.services);
+  const report: RelevanceReport = { queries: queries.length, skipped: [], perQuery: [] };
+  for (const q of queries) {
+    const judged = judgements.get(q.id);
+    if (!judged || judged.size === 0) {
+      report.skipped.push(q.id);
+      continue;
+    }
+    const modes: Mode[] = q.kind === 'keyword' ? ['keyword'] : ['keyword', 'semantic', 'hybrid'];
+    for (const mode of modes) {
+      const keyword = mode !== 'semantic' ? parseKeywordQuery(q.text) : undefined;
+      const vector = mode !== 'keyword' ? await embedder.embed(q.text, 'query') : undefined;
+      const { ranked } = await rankLines(api.services, { keyword, vector, filter: {}, depth: 100 });
+      const lineIds = ranked.map((r) => r.hit.id);
+
+      const params = new URLSearchParams({ limit: '10' });
+      if (mode !== 'semantic') params.set('keyword_search', q.text);
+      if (mode !== 'keyword') params.set('semantic_search', q.text);
+      const res = await api.app.inject({
+        method: 'GET',
+        url: `/v1/podcasts/episodes/search?${params}`,
+        headers: { 'x-api-key': api.key },
+      });
+      if (res.statusCode !== 200) throw new Error(`${q.id} ${mode}: HTTP ${res.statusCode} ${res.body}`);
+      const segIds = (res.json() as { data: { segment: { id: string } }[] }).data.map((d) => d.segment.id);
+      const segJudged: Judgements = new Map();
+      for (const [id, range] of segmentLines) {
+        let best = 0;
+        for (let n = range.first; n <= range.last; n++)
+          best = Math.max(best, judged.get(`${range.episode}:${n}`) ?? 0);
+        if (best > 0) segJudged.set(id, best);
+      }
+      report.perQuery.push({
+        id: q.id,
+        kind: q.kind,
+        lang: q.lang,
+        mode,
+        ndcg: ndcgAt(10, lineIds, judged),
+        recall: recallAt(10, lineIds, judged),
+        segNdcg: ndcgAt(10, segIds, segJudged),
+      });
+    }
+  }
+  return report;
+}
+
+function mean(xs: number[]): number {
+  return xs.length === 0 ? Number.NaN : xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
+
+export function summarize(report: RelevanceReport, bench: string): BenchResult[] {
+  const pick = (kind: string, mode: Mode, field: 'ndcg' | 'recall' | 'segNdcg', lang?: string) =>
+    mean(
+      report.perQuery
+        .filter((p) => p.kind === kind && p.mode === mode && (!lang || p.lang === lang))
+        .map((p) => p[field]),
+    );
+  const kwPhrase = pick('keyword', 'keyword', 'ndcg');
+  const mixedKw = pick('mixed', 'keyword', 'ndcg');
+  const mixedSem = pick('mixed', 'semantic', 'ndcg');
+  const mixedHybrid = pick('mixed', 'hybrid', 'ndcg');
+  const n = (kind: string) => new Set(report.perQuery.filter((p) => p.kind === kind).map((p) => p.id)).size;
+  const note = `${n('keyword')} keyword, ${n('paraphrase')} paraphrase, ${n('mixed')} mixed queries; no relevant line in the corpus: ${report.skipped.join(', ') || 'none'}`;
+  return [
+    {
+      bench,
+      metric: 'exact-phrase keyword queries: nDCG@10 (lines)',
+      value: r3(kwPhrase),
+      unit: '',
+      target: { op: '>=', value: 0.9 },
+      note,
+    },
+    {
+      bench,
+      metric: 'paraphrase queries: semantic recall@10 (lines)',
+      value: r3(pick('paraphrase', 'semantic', 'recall')),
+      unit: '',
+      target: { op: '>=', value: 0.8 },
+    },
+    {
+      bench,
+      metric: 'paraphrase queries (en): semantic recall@10 (lines)',
+      value: r3(pick('paraphrase', 'semantic', 'recall', 'en')),
+      unit: '',
+    },
+    {
+      bench,
+      metric: 'paraphrase queries: keyword recall@10 (lines)',
+      value: r3(pick('paraphrase', 'keyword', 'recall')),
+      unit: '',
+      target: { op: '<=', value: 0.3 },
+    },
+    { bench, metric: 'mixed queries: keyword nDCG@10 (lines)', value: r3(mixedKw), unit: '' },
+    { bench, metric: 'mixed queries: semantic nDCG@10 (lines)', value: r3(mixedSem), unit: '' },
+    { bench, metric: 'mixed queries: hybrid nDCG@10 (lines)', value: r3(mixedHybrid), unit: '' },
+    {
+      bench,
+      metric: 'mixed queries: hybrid minus the better of keyword and semantic, nDCG@10',
+      value: r3(mixedHybrid - Math.max(mixedKw, mixedSem)),
+      unit: '',
+      target: { op: '>=', value: 0 },
+    },
+    {
+      bench,
+      metric: 'exact-phrase keyword queries: nDCG@10 (segments, API)',
+      value: r3(pick('keyword', 'keyword', 'segNdcg')),
+      unit: '',
+    },
+    {
+      bench,
+      metric: 'paraphrase queries: semantic nDCG@10 (segments, API)',
+      value: r3(pick('paraphrase', 'semantic', 'segNdcg')),
+      unit: '',
+    },
+    {
+      bench,
+      metric: 'mixed queries: hybrid nDCG@10 (segments, API)',
+      value: r3(pick('mixed', 'hybrid', 'segNdcg')),
+      unit: '',
+    },
+  ];
+}
+
+/** Builds a LanceDB index from a generated corpus through the pipeline and evaluates it. */
+export const searchRelevanceBench: Bench = {
+  name: 'search-relevance',
+  description: "dialogue search relevance on the generator's evaluation queries (ground truth per line)",
+  async run(progress) {
+    const podcasts = Number(process.env['EARSHOT_BENCH_EVAL_PODCASTS'] ?? 36);
+    const episodes = Number(process.env['EARSHOT_BENCH_EVAL_EPISODES'] ?? 4);
+    const tmp = tempDir('earshot-bench-relevance-');
+    const embeddings = await openTestEmbeddings();
+    try {
+      progress(`generating ${podcasts} podcasts × ${episodes} episodes`);
+      const corpus = await generateTestCorpus({
+        dir: path.join(tmp.dir, 'corpus'),
+        podcasts,
+        episodesPerPodcast: episodes,
+        seed: 42,
+        asOf: Date.UTC(2026, 5, 1),
+      });
+      const index = new LanceDbSearchIndex(path.join(tmp.dir, 'search'), {
+        dimensions: embeddings.query.dimensions,
+        model: embeddings.query.model,
+      });
+      await index.open();
+      const state = new PgliteStateStore();
+      const api = await searchApi({ index, state, embeddings: embeddings.query });
+      const lines = corpus.transcripts.reduce((n, t) => n + t.lines.length, 0);
+      progress(`indexing ${lines} lines through the projectors`);
+      const projection = await projectIntoSearch({
+        index,
+        state,
+        catalog: api.catalog,
+        embeddings: embeddings.indexing,
+        produce: (b) => produceCorpus(b.producer, corpus),
+        timeoutMs: 3_600_000,
+      });
+      await projection.close();
+      progress('evaluating');
+      const report = await evaluateRelevance({ corpus, index, api });
+      for (const p of report.perQuery) {
+        progress(
+          `${p.id} ${p.mode}: nDCG@10 ${p.ndcg.toFixed(2)} recall@10 ${p.recall.toFixed(2)} segments ${p.segNdcg.toFixed(2)}`,
+        );
+      }
+      await api.close();
+      await index.close();
+      return summarize(report, 'search-relevance');
+    } finally {
+      await embeddings.close();
+      tmp.remove();
+    }
+  },
+};

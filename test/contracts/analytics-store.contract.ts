@@ -1,0 +1,188 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  AnalyticsQueryError,
+  type AnalyticsStore,
+  migrateAnalytics,
+} from '../../projections/analytics/analytics-store.ts';
+
+export interface AnalyticsStoreFixture {
+  store: AnalyticsStore;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * The behaviour every analytics store adapter must have: the schema files run unchanged, values
+ * and parameters round-trip the same way, replacing tables deduplicate under FINAL, and the SQL
+ * features the reads rely on work.
+ */
+export function analyticsStoreContract(adapter: string, setup: () => Promise<AnalyticsStoreFixture>) {
+  describe(`analytics store contract: ${adapter}`, () => {
+    let fx: AnalyticsStoreFixture;
+    let store: AnalyticsStore;
+    const t = `contract_${randomUUID().replaceAll('-', '').slice(0, 10)}`;
+    const columns = ['k', 'at', 'n', 'big', 'x', 'note', 'tags', 'version', 'is_deleted'];
+
+    beforeAll(async () => {
+      fx = await setup();
+      store = fx.store;
+      await migrateAnalytics(store);
+      await store.command(`CREATE TABLE ${t} (
+        k String, at DateTime64(3, 'UTC'), n UInt32, big UInt64, x Float64, note Nullable(String), tags Array(String),
+        version UInt64, is_deleted UInt8
+      ) ENGINE = ReplacingMergeTree(version, is_deleted) ORDER BY k`);
+    });
+    afterAll(async () => {
+      await store?.command(`DROP TABLE IF EXISTS ${t}`);
+      await fx?.cleanup();
+    });
+
+    it('applies every schema file once and records it', async () => {
+      expect(await migrateAnalytics(store)).toEqual([]);
+      const names = (
+        await store.query<{ name: string }>('SELECT name FROM schema_migrations FINAL ORDER BY name')
+      ).map((r) => r.name);
+      expect(names).toEqual(
+        expect.arrayContaining([
+          '001_catalog.sql',
+          '002_episodes.sql',
+          '003_mentions.sql',
+          '004_advertising.sql',
+        ]),
+      );
+      const tables = (
+        await store.query<{ name: string }>(
+          'SELECT name FROM system.tables WHERE database = currentDatabase()',
+        )
+      ).map((r) => r.name);
+      expect(tables).toEqual(
+        expect.arrayContaining([
+          'episodes',
+          'mention_lines',
+          'entity_episodes',
+          'ad_reads',
+          'chart_rows',
+          'people',
+        ]),
+      );
+    });
+
+    it('round-trips strings, nulls, arrays, times and 64-bit integers the same way', async () => {
+      const awkward = `it's "quoted"\ttab\nnewline \\ backslash — ünïcødé 🎙️`;
+      const at = Date.UTC(2026, 2, 4, 5, 6, 7, 89);
+      await store.insert(t, columns, [
+        ['a', at, 42, 9_007_199_254_740_000, 1.5, awkward, ['x', awkward], 1, 0],
+        ['b', at, 0, 0, -0.25, null, [], 1, 0],
+      ]);
+      const rows = await store.query(
+        `SELECT k, toUnixTimestamp64Milli(at) AS at, n, big, x, note, tags FROM ${t} FINAL ORDER BY k`,
+      );
+      expect(rows).toEqual([
+        { k: 'a', at, n: 42, big: 9_007_199_254_740_000, x: 1.5, note: awkward, tags: ['x', awkward] },
+        { k: 'b', at, n: 0, big: 0, x: -0.25, note: null, tags: [] },
+      ]);
+    });
+
+    it('binds parameters by type and never splices them into the SQL', async () => {
+      const rows = await store.query<{ k: string }>(
+        `SELECT k FROM ${t} FINAL WHERE k IN {ks:Array(String)} AND n >= {min:UInt32}
+           AND at >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ({maybe:Nullable(String)} IS NULL OR k = {maybe:Nullable(String)})
+           AND x < {xs:Array(Float64)}[2]
+         ORDER BY k`,
+        { ks: ['a', 'b', "' OR 1=1 --"], min: 0, from: 0, maybe: null, xs: [0, 2.5] },
+      );
+      expect(rows.map((r) => r.k)).toEqual(['a', 'b']);
+      const none = await store.query(`SELECT k FROM ${t} FINAL WHERE k = {k:String}`, { k: "a' OR '1'='1" });
+      expect(none).toEqual([]);
+    });
+
+    it('keeps the newest version of a key under FINAL, and hides deleted keys', async () => {
+      const at = Date.UTC(2026, 0, 1);
+      const replay = [
+        ['r', at, 1, 1, 0, 'one', [], 1, 0],
+        ['s', at, 1, 1, 0, 'one', [], 1, 0],
+      ];
+      await store.insert(t, columns, replay);
+      await store.insert(t, columns, replay);
+      await store.insert(t, columns, [['r', at, 2, 2, 0, 'two', [], 2, 0]]);
+      await store.insert(t, columns, [['r', at, 0, 0, 0, 'stale', [], 1, 0]]);
+      await store.command(
+        `INSERT INTO ${t} (k, version, is_deleted) SELECT k, 5, 1 FROM ${t} FINAL WHERE k = {k:String}`,
+        {
+          k: 's',
+        },
+      );
+      const rows = await store.query<{ k: string; note: string }>(
+        `SELECT k, note FROM ${t} FINAL WHERE k IN ('r', 's') ORDER BY k`,
+      );
+      expect(rows).toEqual([{ k: 'r', note: 'two' }]);
+    });
+
+    it('inserts rows already encoded as JSONCompactEachRow lines, in chunks', async () => {
+      const awkward = `tab\there "quoted" \\ newline\n ünï`;
+      const line = (k: string, n: number) =>
+        `${JSON.stringify([k, Date.UTC(2026, 1, 2), n, n, 0.5, awkward, [awkward], 1, 0])}\n`;
+      await store.insertJson(t, columns, [line('j1', 1) + line('j2', 2), line('j3', 3), '']);
+      const rows = await store.query<{ k: string; n: number; note: string; tags: string[] }>(
+        `SELECT k, n, note, tags FROM ${t} FINAL WHERE startsWith(k, 'j') ORDER BY k`,
+      );
+      expect(rows).toEqual([1, 2, 3].map((n) => ({ k: `j${n}`, n, note: awkward, tags: [awkward] })));
+    });
+
+    it('inserts a large batch in one call', async () => {
+      const rows = Array.from({ length: 30_000 }, (_, i) => [
+        `big-${i}`,
+        i,
+        i,
+        i,
+        i / 2,
+        null,
+        [String(i)],
+        1,
+        0,
+      ]);
+      await store.insert(t, columns, rows);
+      const [r] = await store.query<{ c: number; s: number }>(
+        `SELECT count() AS c, sum(n) AS s FROM ${t} FINAL WHERE startsWith(k, 'big-')`,
+      );
+      expect(r).toEqual({ c: 30_000, s: (29_999 * 30_000) / 2 });
+    });
+
+    it('supports the grouping sets, window functions and tuple comparisons the reads use', async () => {
+      const rows = await store.query<{ g: number; total: number; c: number; all: number }>(
+        `SELECT g, total, c, all FROM (
+           SELECT n % 3 AS g, grouping(g) AS total, count() AS c, sum(count()) OVER () AS all
+           FROM ${t} FINAL WHERE startsWith(k, 'big-') GROUP BY GROUPING SETS ((g), ())
+         ) ORDER BY total, g`,
+      );
+      expect(rows.map((r) => [Number(r.g), Number(r.total), Number(r.c)])).toEqual([
+        [0, 0, 10_000],
+        [1, 0, 10_000],
+        [2, 0, 10_000],
+        [0, 1, 30_000],
+      ]);
+      const [cmp] = await store.query<{ after: number }>(
+        'SELECT tuple(-3.0, 2.0, {id:String}) > tuple({k:Array(Float64)}[1], {k:Array(Float64)}[2], {id2:String}) AS after',
+        { id: 'b', k: [-3, 2], id2: 'a' },
+      );
+      expect(Number(cmp?.after)).toBe(1);
+    });
+
+    it('answers concurrent queries', async () => {
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          store.query<{ c: number }>(`SELECT count() AS c FROM ${t} FINAL WHERE n >= {i:UInt32}`, { i }),
+        ),
+      );
+      expect(results.map((r) => r[0]!.c)).toHaveLength(8);
+    });
+
+    it('reports what the engine refuses as AnalyticsQueryError with its code', async () => {
+      const err = await store.query(`SELECT no_such_column FROM ${t}`).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(AnalyticsQueryError);
+      expect((err as AnalyticsQueryError).code).toBe(47);
+      const bad = await store.insert(t, ['k', 'at'], [['x', 'not a time']]).catch((e: unknown) => e);
+      expect(bad).toBeInstanceOf(AnalyticsQueryError);
+    });
+  });
+}

@@ -1,0 +1,506 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildEpisodeDocs, type EpisodePartsValue } from '../../projections/search/episode-documents.ts';
+import type { EpisodeDocs, NameDoc, NameKind, SearchIndex } from '../../projections/search/search-index.ts';
+import { parseKeywordQuery } from '../../projections/search/text-analysis.ts';
+
+export interface SearchIndexFixture {
+  index: SearchIndex;
+  cleanup(): Promise<void>;
+}
+
+/** Vector size of the contract's hand-written vectors. */
+export const CONTRACT_DIMENSIONS = 4;
+
+const DAY = 86_400_000;
+const T0 = Date.UTC(2026, 0, 10);
+
+// Hand-written unit vectors: three "topics" (money, sport, food) along the first three axes.
+const V = {
+  money: [1, 0, 0, 0],
+  moneyish: [0.9, 0.3, 0, 0.3],
+  sport: [0, 1, 0, 0],
+  food: [0, 0, 1, 0],
+  other: [0, 0, 0, 1],
+};
+function unit(v: number[]): Float32Array {
+  const n = Math.hypot(...v);
+  return Float32Array.from(v.map((x) => x / n));
+}
+
+interface LineSpec {
+  text: string;
+  speaker?: string;
+  v?: keyof typeof V;
+}
+
+function episode(
+  id: string,
+  opts: {
+    podcast: string;
+    day: number;
+    language?: string;
+    segments: { type: string; lines: LineSpec[] }[];
+    mentions?: { entity_id: string; line_number: number }[];
+    speakers?: { label: string; person_id: string | null; name: string | null; role: string }[];
+    clips?: {
+      id: string;
+      type: string;
+      engagement: number;
+      segment: number;
+      lines: [number, number];
+      speaker?: string;
+      v?: keyof typeof V;
+    }[];
+  },
+): EpisodeDocs {
+  const lines: NonNullable<EpisodePartsValue['transcript']>['lines'] = [];
+  const segments: NonNullable<EpisodePartsValue['segments']> = [];
+  const vectors = new Map<string, keyof typeof V | undefined>();
+  let n = 0;
+  opts.segments.forEach((seg, s) => {
+    const first = n + 1;
+    for (const l of seg.lines) {
+      n++;
+      lines.push({
+        number: n,
+        speaker: l.speaker ?? 'SPEAKER_1',
+        role: null,
+        start_seconds: n * 10,
+        end_seconds: n * 10 + 9,
+        text: l.text,
+      });
+      vectors.set(l.text, l.v);
+    }
+    segments.push({
+      id: `${id}_s${s + 1}`,
+      number: s + 1,
+      title: `Segment ${s + 1}`,
+      type: seg.type as never,
+      start_seconds: first * 10,
+      end_seconds: n * 10 + 9,
+      first_line: first,
+      last_line: n,
+      description: null,
+      summary: null,
+      audio_url: `https://cdn.example/${id}.mp3`,
+      read_type: null,
+    });
+  });
+  const clips = (opts.clips ?? []).map((c) => ({
+    id: c.id,
+    type: c.type as never,
+    title: `Clip ${c.id}`,
+    description: null,
+    intro_statement: null,
+    engagement_score: c.engagement,
+    start_seconds: c.lines[0] * 10,
+    end_seconds: c.lines[1] * 10 + 9,
+    audio_url: null,
+    segment_id: `${id}_s${c.segment}`,
+    speaker: c.speaker ?? null,
+  }));
+  const docs = buildEpisodeDocs(id, {
+    episode: { id, podcast_id: opts.podcast, published_at: T0 + opts.day * DAY, language: null },
+    transcript: { language: opts.language ?? 'en', lines },
+    segments,
+    clips,
+    mentions: opts.mentions ?? [],
+    speakers: (opts.speakers ?? []) as never,
+  })!;
+  for (const l of docs.lines) {
+    const v = vectors.get(l.text);
+    l.vector = v ? unit(V[v]) : null;
+    l.vector_key = v ? `line:${l.text}` : null;
+  }
+  for (const c of docs.clips) {
+    const spec = opts.clips!.find((x) => x.id === c.id)!;
+    c.vector = spec.v ? unit(V[spec.v]) : null;
+    c.vector_key = spec.v ? `clip:${c.id}` : null;
+  }
+  return docs;
+}
+
+function corpus(): EpisodeDocs[] {
+  return [
+    episode('ep_a', {
+      podcast: 'pod_1',
+      day: 0,
+      segments: [
+        {
+          type: 'INTRO',
+          lines: [{ text: 'Welcome to the show, I am your host.', v: 'other' }],
+        },
+        {
+          type: 'TOPIC_DISCUSSION',
+          lines: [
+            { text: 'The Fed hiked again, another quarter point.', v: 'money', speaker: 'SPEAKER_2' },
+            { text: 'A point about the quarter: nothing happened.', v: 'moneyish' },
+            { text: 'Basis points matter more than you think.', v: 'money' },
+            { text: 'We ended at a quarter', v: 'other' },
+            { text: 'point guard trades are wild', v: 'sport' },
+          ],
+        },
+      ],
+      mentions: [{ entity_id: 'ent_fed', line_number: 2 }],
+      speakers: [
+        { label: 'SPEAKER_1', person_id: 'ent_host', name: 'Hana Host', role: 'HOST' },
+        { label: 'SPEAKER_2', person_id: 'ent_guest', name: 'Gus Guest', role: 'GUEST' },
+      ],
+      clips: [
+        {
+          id: 'clip_a1',
+          type: 'INSIGHTFUL',
+          engagement: 80,
+          segment: 2,
+          lines: [2, 3],
+          speaker: 'SPEAKER_2',
+          v: 'money',
+        },
+        { id: 'clip_a2', type: 'FUNNY', engagement: 40, segment: 2, lines: [6, 6], v: 'sport' },
+      ],
+    }),
+    episode('ep_b', {
+      podcast: 'pod_2',
+      day: 5,
+      segments: [
+        {
+          type: 'TOPIC_DISCUSSION',
+          lines: [
+            { text: 'Quarter-point moves are back on the table.', v: 'money' },
+            { text: 'The striker signed a three-year deal.', v: 'sport' },
+          ],
+        },
+        {
+          type: 'AD',
+          lines: [
+            { text: 'This episode is brought to you by Crumb Bakery. Café naïve sourdough!', v: 'food' },
+          ],
+        },
+      ],
+      mentions: [{ entity_id: 'ent_crumb', line_number: 3 }],
+      clips: [{ id: 'clip_b1', type: 'FUNNY', engagement: 95, segment: 1, lines: [2, 2], v: 'sport' }],
+    }),
+    episode('ep_c', {
+      podcast: 'pod_1',
+      day: 9,
+      language: 'fr-FR',
+      segments: [
+        {
+          type: 'INTERVIEW',
+          lines: [
+            { text: 'La politique monétaire se resserre.', v: 'money' },
+            { text: 'Le pain au levain est délicieux.' },
+          ],
+        },
+      ],
+      mentions: [{ entity_id: 'ent_fed', line_number: 1 }],
+      speakers: [{ label: 'SPEAKER_1', person_id: 'ent_guest', name: 'Gus Guest', role: 'GUEST' }],
+      clips: [
+        {
+          id: 'clip_c1',
+          type: 'INSIGHTFUL',
+          engagement: 60,
+          segment: 1,
+          lines: [1, 1],
+          speaker: 'SPEAKER_1',
+        },
+      ],
+    }),
+  ];
+}
+
+const NAMES: NameDoc[] = [
+  {
+    id: 'ent_nvda',
+    kind: 'company',
+    names: ['Nvidia', 'NVIDIA Corporation', 'NVDA', '@nvidia', 'nvidia.com'],
+    popularity: 0,
+    record: '{"id":"ent_nvda"}',
+  },
+  {
+    id: 'ent_musk',
+    kind: 'person',
+    names: ['Elon Musk', 'Elon', '@elonmusk'],
+    popularity: 0,
+    record: '{"id":"ent_musk"}',
+  },
+  {
+    id: 'ent_fed',
+    kind: 'knowledge_graph_entity',
+    names: ['Federal Reserve', 'the Fed'],
+    popularity: 0,
+    record: '{}',
+  },
+  { id: 'pod_1', kind: 'podcast', names: ['Money Matters Daily'], popularity: 80, record: '{}' },
+  { id: 'pod_2', kind: 'podcast', names: ['Sports Talk Tonight'], popularity: 20, record: '{}' },
+];
+
+const ids = (hits: { id: string }[]) => hits.map((h) => h.id);
+const sorted = (xs: string[]) => [...xs].sort();
+
+/** The behaviour every search index adapter must have. */
+export function searchIndexContract(adapter: string, setup: () => Promise<SearchIndexFixture>) {
+  describe(`search index contract: ${adapter}`, () => {
+    let fx: SearchIndexFixture;
+    let index: SearchIndex;
+
+    beforeAll(async () => {
+      fx = await setup();
+      index = fx.index;
+      await index.open();
+    });
+    afterAll(async () => {
+      await fx?.cleanup();
+    });
+
+    it('answers empty on an empty index', async () => {
+      expect(await index.keywordLines(parseKeywordQuery('quarter'), {}, 10)).toEqual([]);
+      expect(await index.vectorLines(unit(V.money), {}, 10)).toEqual([]);
+      expect(await index.filterSegments({}, 10, 0)).toEqual([]);
+      expect(await index.listClips({}, 'engagement', 10, 0)).toEqual([]);
+      expect(await index.searchNames({ words: ['nvidia'], kinds: ['company'] }, 10)).toEqual([]);
+      expect(await index.getParts(['ep_a'])).toEqual([]);
+    });
+
+    it('indexes episodes, replacing them whole and idempotently', async () => {
+      await index.replaceEpisodes(corpus());
+      await index.refresh();
+      const once = await index.stats();
+      expect(once).toMatchObject({ lines: 11, linesWithVectors: 10, segments: 5, clips: 4 });
+      // Replaying the same episodes leaves the index as it was.
+      await index.replaceEpisodes(corpus());
+      await index.refresh();
+      expect(await index.stats()).toEqual(once);
+      // A changed episode replaces its documents; lines it no longer has disappear.
+      const [a, b, c] = corpus();
+      const shorter = episode('ep_b', {
+        podcast: 'pod_2',
+        day: 5,
+        segments: [{ type: 'TOPIC_DISCUSSION', lines: [{ text: 'Only one line now.', v: 'other' }] }],
+      });
+      await index.replaceEpisodes([shorter]);
+      await index.refresh();
+      expect(await index.stats()).toMatchObject({ lines: 9, segments: 4, clips: 3 });
+      expect(await index.keywordLines(parseKeywordQuery('striker'), {}, 10)).toEqual([]);
+      await index.replaceEpisodes([a!, b!, c!]);
+      await index.refresh();
+      expect(await index.stats()).toEqual(once);
+    });
+
+    it('ranks lines by BM25 for free words', async () => {
+      const hits = await index.keywordLines(parseKeywordQuery('striker deal'), {}, 10);
+      expect(hits[0]).toMatchObject({ id: 'ep_b:2', segment_id: 'ep_b_s1', episode_id: 'ep_b', number: 2 });
+      expect(hits[0]!.published_at).toBe(T0 + 5 * DAY);
+      const any = await index.keywordLines(parseKeywordQuery('quarter'), {}, 10);
+      expect(sorted(ids(any))).toEqual(['ep_a:2', 'ep_a:3', 'ep_a:5', 'ep_b:1']);
+    });
+
+    it('matches a quoted phrase exactly, in order, never across lines', async () => {
+      const hits = await index.keywordLines(parseKeywordQuery('"quarter point"'), {}, 10);
+      // "quarter-point" is the same two words; "a point about the quarter" is the wrong order;
+      // line 5 ends with "quarter" and line 6 starts with "point": not a phrase.
+      expect(sorted(ids(hits))).toEqual(['ep_a:2', 'ep_b:1']);
+      expect(ids(await index.keywordLines(parseKeywordQuery('"point quarter"'), {}, 10))).toEqual([]);
+    });
+
+    it('ANDs several phrases and ranks extra words without requiring them', async () => {
+      expect(ids(await index.keywordLines(parseKeywordQuery('"quarter point" "the fed"'), {}, 10))).toEqual([
+        'ep_a:2',
+      ]);
+      expect(
+        ids(await index.keywordLines(parseKeywordQuery('"quarter point" "basis points"'), {}, 10)),
+      ).toEqual([]);
+      const ranked = await index.keywordLines(parseKeywordQuery('"quarter point" fed'), {}, 10);
+      expect(ids(ranked)).toEqual(['ep_a:2', 'ep_b:1']);
+    });
+
+    it('folds case and accents the same way for text and queries', async () => {
+      expect(ids(await index.keywordLines(parseKeywordQuery('"CAFE NAIVE"'), {}, 10))).toEqual(['ep_b:3']);
+      expect(ids(await index.keywordLines(parseKeywordQuery('monetaire'), {}, 10))).toEqual(['ep_c:1']);
+    });
+
+    it('filters lines by episode, podcast, segment type, date and entity keys', async () => {
+      const q = parseKeywordQuery('quarter');
+      expect(sorted(ids(await index.keywordLines(q, { podcastIds: ['pod_2'] }, 10)))).toEqual(['ep_b:1']);
+      expect(sorted(ids(await index.keywordLines(q, { episodeIds: ['ep_a'] }, 10)))).toEqual([
+        'ep_a:2',
+        'ep_a:3',
+        'ep_a:5',
+      ]);
+      expect(ids(await index.keywordLines(q, { segmentTypes: ['INTRO'] }, 10))).toEqual([]);
+      expect(
+        ids(await index.keywordLines(q, { publishedFrom: T0 + DAY, publishedBefore: T0 + 6 * DAY }, 10)),
+      ).toEqual(['ep_b:1']);
+      expect(sorted(ids(await index.keywordLines(q, { keys: [['ent_guest:guest']] }, 10)))).toEqual([
+        'ep_a:2',
+        'ep_a:3',
+        'ep_a:5',
+      ]);
+      expect(ids(await index.keywordLines(q, { keys: [['ent_guest:host']] }, 10))).toEqual([]);
+      expect(
+        sorted(
+          ids(
+            await index.keywordLines(parseKeywordQuery('la le'), { keys: [['ent_fed'], ['ent_guest']] }, 10),
+          ),
+        ),
+      ).toEqual(['ep_c:1', 'ep_c:2']);
+      expect(ids(await index.keywordLines(q, { episodeIds: [] }, 10))).toEqual([]);
+    });
+
+    it('ranks lines by dot product, skipping lines without a vector, with filters', async () => {
+      const hits = await index.vectorLines(unit(V.money), {}, 4);
+      expect(sorted(ids(hits.slice(0, 4)))).toEqual(['ep_a:2', 'ep_a:4', 'ep_b:1', 'ep_c:1']);
+      expect(hits[0]!.score).toBeCloseTo(1, 5);
+      const all = await index.vectorLines(unit(V.money), {}, 100);
+      expect(all).toHaveLength(10);
+      expect(all.map((h) => h.id)).not.toContain('ep_c:2');
+      for (let i = 1; i < all.length; i++)
+        expect(all[i]!.score).toBeLessThanOrEqual(all[i - 1]!.score + 1e-6);
+      const filtered = await index.vectorLines(
+        unit(V.money),
+        { podcastIds: ['pod_1'], segmentTypes: ['INTERVIEW'] },
+        5,
+      );
+      expect(ids(filtered)).toEqual(['ep_c:1']);
+      // Dot product: a longer vector in the same direction scores higher.
+      const scaled = await index.vectorLines(Float32Array.from([2, 0, 0, 0]), { episodeIds: ['ep_c'] }, 1);
+      expect(scaled[0]!.score).toBeCloseTo(2, 4);
+      const [withVector] = await index.vectorLines(unit(V.food), {}, 1, { withVectors: true });
+      expect(withVector).toMatchObject({ id: 'ep_b:3', text: expect.stringContaining('Crumb Bakery') });
+      expect(Array.from(withVector!.vector!).map((x) => Number(x.toFixed(5)))).toEqual([0, 0, 1, 0]);
+    });
+
+    it('stores segments whole and lists them newest first by filter', async () => {
+      const [seg] = await index.getSegments(['ep_a_s2']);
+      expect(seg).toMatchObject({
+        id: 'ep_a_s2',
+        episode_id: 'ep_a',
+        podcast_id: 'pod_1',
+        type: 'TOPIC_DISCUSSION',
+        number: 2,
+      });
+      expect(seg!.lines.map((l) => l.number)).toEqual([2, 3, 4, 5, 6]);
+      expect(seg!.lines[0]).toMatchObject({
+        speaker: { label: 'SPEAKER_2', name: 'Gus Guest', role: 'GUEST', person_id: 'ent_guest' },
+        mentions: ['ent_fed'],
+      });
+      expect(seg!.clips.map((c) => c.id)).toEqual(['clip_a1', 'clip_a2']);
+      expect(ids(await index.filterSegments({ segmentKeys: [['ent_fed']] }, 10, 0))).toEqual([
+        'ep_c_s1',
+        'ep_a_s2',
+      ]);
+      expect(ids(await index.filterSegments({ podcastIds: ['pod_1'] }, 2, 1))).toEqual([
+        'ep_a_s1',
+        'ep_a_s2',
+      ]);
+      expect(ids(await index.getSegments(['nope', 'ep_b_s2', 'ep_a_s1']))).toEqual(['ep_b_s2', 'ep_a_s1']);
+    });
+
+    it('searches clips by vector and lists them best or newest first', async () => {
+      const hits = await index.vectorClips(unit(V.sport), {}, 10);
+      expect(sorted(ids(hits.slice(0, 2)))).toEqual(['clip_a2', 'clip_b1']);
+      expect(ids(hits.slice(2))).toEqual(['clip_a1']);
+      expect(ids(await index.listClips({}, 'engagement', 10, 0))).toEqual([
+        'clip_b1',
+        'clip_a1',
+        'clip_c1',
+        'clip_a2',
+      ]);
+      expect(ids(await index.listClips({}, 'engagement', 2, 2))).toEqual(['clip_c1', 'clip_a2']);
+      expect(ids(await index.listClips({}, 'recency', 10, 0))).toEqual([
+        'clip_c1',
+        'clip_b1',
+        'clip_a1',
+        'clip_a2',
+      ]);
+      expect(ids(await index.listClips({ clipKeys: [['ent_guest:guest']] }, 'engagement', 10, 0))).toEqual([
+        'clip_a1',
+        'clip_c1',
+      ]);
+      expect(ids(await index.listClips({ clipKeys: [['ent_fed:mention']] }, 'engagement', 10, 0))).toEqual([
+        'clip_a1',
+        'clip_c1',
+      ]);
+      expect(
+        ids(
+          await index.listClips(
+            { minEngagement: 60, clipTypes: ['INSIGHTFUL', 'FUNNY'] },
+            'engagement',
+            10,
+            0,
+          ),
+        ),
+      ).toEqual(['clip_b1', 'clip_a1', 'clip_c1']);
+      expect(
+        ids(
+          await index.listClips(
+            { speakerPersonIds: ['ent_guest'], episodeIds: ['ep_c'] },
+            'engagement',
+            10,
+            0,
+          ),
+        ),
+      ).toEqual(['clip_c1']);
+      const [clip] = await index.getClips(['clip_a1']);
+      expect(clip).toMatchObject({
+        id: 'clip_a1',
+        episode_id: 'ep_a',
+        type: 'INSIGHTFUL',
+        engagement_score: 80,
+        segment: { id: 'ep_a_s2', title: 'Segment 2', type: 'TOPIC_DISCUSSION' },
+        speaker: { name: 'Gus Guest', role: 'GUEST', person_id: 'ent_guest' },
+      });
+    });
+
+    it('keeps the newest part per episode and returns stored vectors by key', async () => {
+      await index.putParts([
+        { episode_id: 'ep_a', part: 'transcript', payload: '{"v":1}' },
+        { episode_id: 'ep_a', part: 'segments', payload: '{"v":1}' },
+        { episode_id: 'ep_b', part: 'transcript', payload: '{"v":1}' },
+      ]);
+      await index.putParts([{ episode_id: 'ep_a', part: 'transcript', payload: '{"v":2}' }]);
+      const parts = await index.getParts(['ep_a']);
+      expect(parts.map((p) => `${p.part}=${p.payload}`).sort()).toEqual([
+        'segments={"v":1}',
+        'transcript={"v":2}',
+      ]);
+      const vectors = await index.storedVectors(['ep_a']);
+      expect([...vectors.keys()].sort()).toEqual(
+        ['clip:clip_a1', 'clip:clip_a2', ...corpus()[0]!.lines.map((l) => `line:${l.text}`)].sort(),
+      );
+      const v = vectors.get('line:Basis points matter more than you think.')!;
+      expect(Array.from(v).map((x) => Number(x.toFixed(5)))).toEqual([1, 0, 0, 0]);
+    });
+
+    it('finds names by name, word, prefix and typo, per kind', async () => {
+      await index.upsertNames(NAMES);
+      await index.refresh();
+      const find = async (
+        text: string,
+        kinds: NameKind[] = ['person', 'company', 'knowledge_graph_entity'],
+      ) => (await index.searchNames({ words: text.split(' '), kinds }, 10)).map((h) => h.doc.id);
+      expect((await find('nvidia'))[0]).toBe('ent_nvda');
+      expect((await find('nvd'))[0]).toBe('ent_nvda');
+      expect((await find('musk'))[0]).toBe('ent_musk');
+      expect((await find('elon muks'))[0]).toBe('ent_musk');
+      expect((await find('federal'))[0]).toBe('ent_fed');
+      expect(await find('money', ['podcast'])).toEqual(['pod_1']);
+      expect(await find('money')).toEqual([]);
+      // Upserting replaces.
+      await index.upsertNames([{ ...NAMES[3]!, names: ['Cash Flow Weekly'] }]);
+      await index.refresh();
+      expect(await find('money', ['podcast'])).toEqual([]);
+      expect(await find('cash', ['podcast'])).toEqual(['pod_1']);
+    });
+
+    it('counts episodes per entity key', async () => {
+      const counts = await index.countEpisodes(['ent_fed:mention', 'ent_guest', 'ent_crumb', 'nobody']);
+      expect(Object.fromEntries(counts)).toEqual({
+        'ent_fed:mention': 2,
+        ent_guest: 2,
+        ent_crumb: 1,
+        nobody: 0,
+      });
+    });
+  });
+}

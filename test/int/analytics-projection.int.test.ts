@@ -1,0 +1,183 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replayGroup } from '../../infra/operations.ts';
+import type { ProcessorDefinition } from '../../processors/consumer-runner.ts';
+import { analyticsProjectors } from '../../projections/analytics/analytics-projectors.ts';
+import { type AnalyticsStore, migrateAnalytics } from '../../projections/analytics/analytics-store.ts';
+import { ChdbAnalyticsStore } from '../../projections/analytics/chdb-analytics-store.ts';
+import { loadExample } from '../../schemas/avro-schemas.ts';
+import type { AdReads, EpisodePublished, MentionsDetected } from '../../schemas/generated/index.ts';
+import { TOPICS } from '../../schemas/topics.ts';
+import { runUntilCaughtUp } from '../support/analytics.ts';
+import { embeddedBackbone } from '../support/backbone.ts';
+import { type Corpus, derivedEvents, generateTestCorpus, produceCorpus } from '../support/corpus.ts';
+
+type Backbone = Awaited<ReturnType<typeof embeddedBackbone>>;
+
+const TABLES = [
+  'publishers',
+  'podcasts',
+  'entities',
+  'episodes',
+  'transcript_lines',
+  'transcript_words',
+  'episode_speakers',
+  'segments',
+  'clips',
+  'mention_lines',
+  'entity_episodes',
+  'ad_reads',
+  'chart_rows',
+  'bias_evaluations',
+];
+
+describe('analytics projection', () => {
+  let bb: Backbone;
+  let store: AnalyticsStore;
+  let corpus: Corpus;
+  const projectors = () => analyticsProjectors(store) as ProcessorDefinition<unknown, unknown>[];
+
+  /** Row count and an order-independent checksum of every table, as FINAL reads see it. */
+  async function snapshot() {
+    const out: Record<string, { rows: number; sum: string }> = {};
+    for (const table of TABLES) {
+      const [r] = await store.query<{ rows: number; sum: string }>(
+        `SELECT count() AS rows, toString(sum(cityHash64(*))) AS sum FROM ${table} FINAL`,
+      );
+      out[table] = r!;
+    }
+    return out;
+  }
+
+  beforeAll(async () => {
+    bb = await embeddedBackbone();
+    corpus = await generateTestCorpus({
+      dir: path.join(bb.dir, 'corpus'),
+      podcasts: 4,
+      episodesPerPodcast: 3,
+      seed: 5,
+      asOf: Date.UTC(2026, 5, 1),
+    });
+    store = new ChdbAnalyticsStore(path.join(bb.dir, 'analytics'));
+    await migrateAnalytics(store);
+    await produceCorpus(bb.producer, corpus);
+    await runUntilCaughtUp(bb, projectors(), { maxBatchItems: 7 });
+  });
+  afterAll(async () => {
+    await store?.close();
+    await bb?.close();
+  });
+
+  it('projects every record of the corpus', async () => {
+    const s = await snapshot();
+    expect(s.episodes!.rows).toBe(corpus.episodes.length);
+    expect(s.podcasts!.rows).toBe(corpus.podcasts.length);
+    expect(s.entities!.rows).toBe(corpus.entities.length);
+    expect(s.transcript_lines!.rows).toBe(corpus.transcripts.reduce((n, t) => n + t.lines.length, 0));
+    expect(s.transcript_words!.rows).toBe(
+      corpus.transcripts.reduce((n, t) => n + t.lines.reduce((m, l) => m + (l.words?.length ?? 0), 0), 0),
+    );
+    expect(s.segments!.rows).toBe(corpus.segments.reduce((n, x) => n + x.segments.length, 0));
+    expect(s.clips!.rows).toBe(corpus.clips.reduce((n, x) => n + x.clips.length, 0));
+    expect(s.ad_reads!.rows).toBe(corpus.adReads.reduce((n, x) => n + x.ad_reads.length, 0));
+    expect(s.chart_rows!.rows).toBe(corpus.charts.length);
+    expect(s.bias_evaluations!.rows).toBe(corpus.bias.length);
+    // One row per (entity, line), however often the line names the entity.
+    const lines = new Set(
+      corpus.truth.mentions
+        .filter((m) => m.sense === 'entity')
+        .map((m) => `${m.episode_id}/${m.line_number}/${m.entity_id}`),
+    );
+    expect(s.mention_lines!.rows).toBe(lines.size);
+    // Every ad read knows its podcast and publication time, whichever topic was projected first.
+    const [pending] = await store.query<{ n: number }>(
+      "SELECT count() AS n FROM ad_reads FINAL WHERE podcast_id = '' OR published_at = toDateTime64(0, 3, 'UTC')",
+    );
+    expect(pending!.n).toBe(0);
+  });
+
+  it('leaves every table as it was when all topics are replayed', async () => {
+    const before = await snapshot();
+    for (const def of projectors()) {
+      for (const topic of def.inputs)
+        await replayGroup(bb.log, { topic: topic.name, group: def.groupId, fromOffset: 0 });
+    }
+    const runners = await runUntilCaughtUp(bb, projectors(), { maxBatchItems: 5 });
+    expect(runners.reduce((n, r) => n + r.stats.consumed, 0)).toBeGreaterThan(100);
+    expect(await snapshot()).toEqual(before);
+    // As after a crash between writing a set's rows and recording its version: the rows are
+    // written again with the same versions, and FINAL still shows each once.
+    await store.command('TRUNCATE TABLE episode_versions');
+    for (const def of projectors()) {
+      for (const topic of def.inputs)
+        await replayGroup(bb.log, { topic: topic.name, group: def.groupId, fromOffset: 0 });
+    }
+    await runUntilCaughtUp(bb, projectors(), { maxBatchItems: 11 });
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('replaces an episode’s mentions with a newer detection, lines it no longer finds included', async () => {
+    const { mentions } = derivedEvents(corpus);
+    const original = mentions.find((m) => new Set(m.mentions.map((x) => x.entity_id)).size >= 2)!;
+    const [kept, ...dropped] = [...new Set(original.mentions.map((x) => x.entity_id))];
+    const newer: MentionsDetected = {
+      ...original,
+      detected_at: original.detected_at + 1000,
+      mentions: original.mentions.filter((x) => x.entity_id === kept).slice(0, 1),
+      entities: original.entities.filter((e) => e.entity_id === kept),
+    };
+    const older: MentionsDetected = { ...original, detected_at: original.detected_at - 1000 };
+    await bb.producer.send(TOPICS.mentions, [{ key: newer.episode_id, value: newer }]);
+    await bb.producer.send(TOPICS.mentions, [{ key: older.episode_id, value: older }]);
+    await runUntilCaughtUp(bb, projectors());
+    const lines = await store.query<{ entity_id: string; line_number: number }>(
+      'SELECT entity_id, line_number FROM mention_lines FINAL WHERE episode_id = {e:String}',
+      { e: original.episode_id },
+    );
+    expect(lines).toEqual([{ entity_id: kept, line_number: newer.mentions[0]!.line_number }]);
+    const rollup = await store.query<{ entity_id: string; lines: number }>(
+      'SELECT entity_id, lines FROM entity_episodes FINAL WHERE episode_id = {e:String}',
+      { e: original.episode_id },
+    );
+    expect(rollup).toEqual([{ entity_id: kept, lines: 1 }]);
+    expect(dropped.length).toBeGreaterThan(0);
+  });
+
+  it('completes ad reads that arrive before their episode, and follows a republished date', async () => {
+    const episode = {
+      ...(loadExample('EpisodePublished') as EpisodePublished),
+      id: 'ep_late',
+      slug: 'ep-late',
+    };
+    const ads = { ...(loadExample('AdReads') as AdReads), episode_id: 'ep_late' };
+    await bb.producer.send(TOPICS.adReads, [{ key: ads.episode_id, value: ads }]);
+    await runUntilCaughtUp(bb, projectors());
+    const read = () =>
+      store.query<{ id: string; podcast_id: string; published_ms: number }>(
+        `SELECT id, podcast_id, toUnixTimestamp64Milli(published_at) AS published_ms FROM ad_reads FINAL
+         WHERE episode_id = 'ep_late' ORDER BY id`,
+      );
+    expect((await read()).every((r) => r.podcast_id === '')).toBe(true);
+    await bb.producer.send(TOPICS.episodes, [{ key: episode.id, value: episode }]);
+    await runUntilCaughtUp(bb, projectors());
+    expect(await read()).toEqual(
+      ads.ad_reads.map((a) => ({
+        id: a.id,
+        podcast_id: episode.podcast_id,
+        published_ms: episode.published_at,
+      })),
+    );
+    const moved = { ...episode, published_at: episode.published_at + 86_400_000 };
+    await bb.producer.send(TOPICS.episodes, [{ key: moved.id, value: moved }]);
+    await runUntilCaughtUp(bb, projectors());
+    expect((await read()).map((r) => r.published_ms)).toEqual(ads.ad_reads.map(() => moved.published_at));
+    // …and back again: the ads reappear at the first time (where they had been marked deleted).
+    await bb.producer.send(TOPICS.episodes, [{ key: episode.id, value: { ...episode } }]);
+    await runUntilCaughtUp(bb, projectors());
+    expect((await read()).map((r) => r.published_ms)).toEqual(ads.ad_reads.map(() => episode.published_at));
+    const [n] = await store.query<{ n: number }>(
+      "SELECT count() AS n FROM ad_reads FINAL WHERE episode_id = 'ep_late'",
+    );
+    expect(n!.n).toBe(ads.ad_reads.length);
+  });
+});

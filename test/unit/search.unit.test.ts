@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { windowsOf } from '../../api/search/dialogue-search.ts';
+import { matchName } from '../../projections/search/name-match.ts';
+import { reciprocalRankFusion } from '../../projections/search/rrf.ts';
+import type { SegmentDoc } from '../../projections/search/search-index.ts';
+import { analyze, parseKeywordQuery } from '../../projections/search/text-analysis.ts';
+import { contextualVectors, feedbackQuery, lineVectorKey } from '../../projections/search/vectors.ts';
+
+describe('keyword query parsing', () => {
+  it('splits quoted phrases from free words, with the engines’ analyser', () => {
+    expect(parseKeywordQuery('"Quarter-Point" hike "Café NAÏVE" fed')).toEqual({
+      phrases: ['quarter point', 'cafe naive'],
+      words: ['hike', 'fed'],
+    });
+    expect(parseKeywordQuery('“curly quotes” too')).toEqual({ phrases: ['curly quotes'], words: ['too'] });
+  });
+
+  it('ignores an unclosed quote and empty phrases', () => {
+    expect(parseKeywordQuery('a "b c')).toEqual({ phrases: [], words: ['a', 'b', 'c'] });
+    expect(parseKeywordQuery('"" "  " x')).toEqual({ phrases: [], words: ['x'] });
+  });
+
+  it('folds like Lucene’s ASCII folding and drops overlong tokens', () => {
+    expect(analyze('Straße Ærø Łódź don’t')).toEqual(['strasse', 'aero', 'lodz', 'don', 't']);
+    expect(analyze(`${'x'.repeat(41)} ok`)).toEqual(['ok']);
+  });
+});
+
+describe('reciprocal rank fusion', () => {
+  it('sums 1 / (60 + rank) over the lists, ties broken by best rank then id', () => {
+    const fused = reciprocalRankFusion(
+      [
+        ['a', 'b', 'c'],
+        ['c', 'd', 'a'],
+      ],
+      (x) => x,
+    );
+    expect(fused.map((f) => f.item)).toEqual(['a', 'c', 'b', 'd']);
+    expect(fused[0]!.score).toBeCloseTo(1 / 61 + 1 / 63, 10);
+    expect(fused[0]!.ranks).toEqual([1, 3]);
+    expect(fused[2]!.ranks).toEqual([2, undefined]);
+  });
+});
+
+describe('name matching', () => {
+  const nvidia = [
+    { field: 'name' as const, value: 'Nvidia' },
+    { field: 'ticker' as const, value: 'NVDA' },
+    { field: 'handle' as const, value: '@nvidia' },
+    { field: 'domain' as const, value: 'nvidia.com' },
+    { field: 'alias' as const, value: 'NVIDIA Corporation' },
+  ];
+  it('grades exact, prefix, partial and fuzzy matches', () => {
+    expect(matchName('nvidia', nvidia)).toMatchObject({ quality: 'exact', field: 'name' });
+    expect(matchName('$NVDA', nvidia)).toMatchObject({ quality: 'exact', field: 'ticker' });
+    expect(matchName('@nvidia', nvidia)).toMatchObject({ quality: 'exact', field: 'name' });
+    expect(matchName('https://www.nvidia.com/', nvidia)).toMatchObject({ quality: 'exact', field: 'domain' });
+    expect(matchName('nvid', nvidia)).toMatchObject({ quality: 'prefix', field: 'name' });
+    expect(matchName('corporation', nvidia)).toMatchObject({ quality: 'partial', field: 'alias' });
+    expect(matchName('nvidai', nvidia)).toMatchObject({ quality: 'fuzzy' });
+    expect(matchName('intel', nvidia)).toBeUndefined();
+  });
+});
+
+describe('contextual vectors and feedback', () => {
+  it('mixes each line with its neighbours and keys it by its window', () => {
+    const own = [Float32Array.from([1, 0]), Float32Array.from([0, 1]), Float32Array.from([1, 0])];
+    const [first, middle] = contextualVectors(own);
+    expect(Array.from(first!).map((x) => Number(x.toFixed(3)))).toEqual([0.912, 0.212]);
+    expect(Array.from(middle!).map((x) => Number(x.toFixed(3)))).toEqual([0.3, 0.7]);
+    const texts = ['a', 'b', 'c', 'd', 'e', 'f'];
+    expect(lineVectorKey('m', texts, 0)).toBe(lineVectorKey('m', ['a', 'b', 'c', 'x'], 0));
+    expect(lineVectorKey('m', texts, 0)).not.toBe(lineVectorKey('m', ['a', 'b', 'y'], 0));
+    expect(lineVectorKey('m', texts, 0)).not.toBe(lineVectorKey('other', texts, 0));
+    expect(Array.from(feedbackQuery(Float32Array.from([1, 0]), [Float32Array.from([0, 1])]))).toEqual([
+      1, 0.30000001192092896,
+    ]);
+  });
+});
+
+describe('result windows', () => {
+  const seg = {
+    lines: Array.from({ length: 20 }, (_, i) => ({
+      number: i + 1,
+      speaker: { label: 'SPEAKER_1', name: 'Ann', role: 'HOST', person_id: 'p' },
+      start_seconds: i * 10,
+      end_seconds: i * 10 + 9,
+      text: `line ${i + 1}`,
+      mentions: i === 4 ? ['ent_x'] : [],
+    })),
+  } as unknown as SegmentDoc;
+
+  it('puts two lines of context around matches, merges overlaps and previews the best', () => {
+    const windows = windowsOf(
+      seg,
+      new Map([
+        [5, 0.9],
+        [7, 0.5],
+        [15, 0.95],
+      ]),
+      'ent_x',
+    );
+    expect(windows.map((w) => w.lines.map((l) => l.number))).toEqual([
+      [3, 4, 5, 6, 7, 8, 9],
+      [13, 14, 15, 16, 17],
+    ]);
+    expect(windows.map((w) => w.is_preview)).toEqual([false, true]);
+    expect(windows[0]!.lines.filter((l) => l.is_match).map((l) => l.number)).toEqual([5, 7]);
+    expect(windows[0]!.lines.filter((l) => l.is_mention).map((l) => l.number)).toEqual([5]);
+    expect(windows[0]).toMatchObject({ start_seconds: 20, end_seconds: 89 });
+  });
+
+  it('shows the opening lines when nothing matched', () => {
+    const [w] = windowsOf(seg, new Map());
+    expect(w!.lines.map((l) => l.number)).toEqual([1, 2, 3, 4, 5]);
+    expect(w!.is_preview).toBe(true);
+  });
+});
