@@ -17,6 +17,7 @@ import { type AlertApiExtras, alertApiExtras, alertRoutes } from './routes/alert
 import { analyticsRoutes } from './routes/analytics.ts';
 import { chatRoutes } from './routes/chat.ts';
 import { healthRoutes } from './routes/health.ts';
+import { type IngestServices, ingestRoutes } from './routes/ingest.ts';
 import { notificationEmailRoutes, verificationSender } from './routes/notification-emails.ts';
 import { searchRoutes } from './routes/search.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
@@ -31,6 +32,8 @@ export interface ApiSettings {
   /** Overrides every plan's per-minute request limit when set. */
   rateLimitPerMinute?: number;
   bodyLimitBytes: number;
+  /** Largest batch body on `POST /v1/ingest/batches`. */
+  ingestBodyLimitBytes?: number;
 }
 
 /** What routes read from. Each store or engine the API needs is one field here. */
@@ -46,6 +49,8 @@ export interface ApiServices {
   search?: SearchServices;
   /** ClickHouse projections (absent: the analytics, catalog and transcript reads are not served). */
   analytics?: AnalyticsStore;
+  /** Batch ingest: producer, ingest state and ingest tokens (absent: the route is not served). */
+  ingest?: IngestServices;
 }
 
 export interface AppDeps {
@@ -102,6 +107,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     accounts: services.accounts,
     delivery: services.delivery,
   });
+  if (services.ingest) {
+    await app.register(ingestRoutes, {
+      services: services.ingest,
+      bodyLimitBytes: settings.ingestBodyLimitBytes ?? 32 * 1024 * 1024,
+    });
+  }
   if (services.search) await app.register(searchRoutes, { services: services.search });
   if (services.analytics) {
     await app.register(analyticsRoutes, {

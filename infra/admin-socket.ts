@@ -16,6 +16,9 @@ const ACTIONS = [
   'listKeys',
   'connectChat',
   'listChatConnections',
+  'createIngestToken',
+  'revokeIngestToken',
+  'listIngestTokens',
 ] as const satisfies readonly (keyof OperatorActions)[];
 
 export function adminSocketPath(dataDir: string): string {

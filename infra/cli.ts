@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import { AccountError, Accounts } from '../projections/state/accounts.ts';
+import { IngestTokens } from '../projections/state/ingest-tokens.ts';
 import { migrate } from '../projections/state/migrations.ts';
 import { StateStoreLockedError } from '../projections/state/pglite-state-store.ts';
 import { adminClient, adminSocketPath } from './admin-socket.ts';
@@ -119,7 +120,7 @@ async function withOperator<T>(fn: (ops: OperatorActions) => Promise<T>): Promis
     await migrate(state);
     const delivery = createDelivery(cfg, state, new CatalogReader(state));
     try {
-      return await fn(operatorActions(new Accounts(state), delivery));
+      return await fn(operatorActions(new Accounts(state), delivery, new IngestTokens(state)));
     } finally {
       await delivery.close();
     }
@@ -127,6 +128,46 @@ async function withOperator<T>(fn: (ops: OperatorActions) => Promise<T>): Promis
     await state.close();
   }
 }
+
+const ingestTokens = program
+  .command('ingest-tokens')
+  .description('tokens for HTTP batch ingest (POST /v1/ingest/batches); never API keys');
+
+ingestTokens
+  .command('create')
+  .description('mint an ingest token; the full token is printed once')
+  .option('--name <name>', 'a label for the token (who sends with it)', 'default')
+  .action(async (opts: { name: string }) => {
+    const { token, record } = await withOperator((ops) => ops.createIngestToken({ name: opts.name }));
+    console.error(`ingest token ${record.id} "${record.name}" (shown once, store it now):`);
+    console.log(token);
+  });
+
+ingestTokens
+  .command('revoke')
+  .description('revoke an ingest token; batches sent with it fail with 401 from then on')
+  .argument('<tokenId>', 'token id (itk_…), as listed by `earshot ingest-tokens list`')
+  .action(async (tokenId: string) => {
+    const record = await withOperator((ops) => ops.revokeIngestToken({ tokenId }));
+    console.log(`revoked ${record.id} (${record.display_prefix}…)`);
+  });
+
+ingestTokens
+  .command('list')
+  .description('ingest tokens (prefixes only; full tokens are never stored)')
+  .action(async () => {
+    const list = await withOperator((ops) => ops.listIngestTokens({}));
+    console.table(
+      list.map((t) => ({
+        id: t.id,
+        name: t.name,
+        prefix: `${t.display_prefix}…`,
+        created: new Date(t.created_at).toISOString(),
+        last_used: t.last_used_at ? new Date(t.last_used_at).toISOString() : '',
+        revoked: t.revoked_at ? new Date(t.revoked_at).toISOString() : '',
+      })),
+    );
+  });
 
 const keys = program.command('keys').description('API keys (operators only; the API can never manage keys)');
 

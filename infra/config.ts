@@ -103,6 +103,17 @@ export const EnvSchema = Type.Object({
     default: 1_048_576,
     description: 'largest JSON request body',
   }),
+  INGEST_BODY_LIMIT_BYTES: Type.Integer({
+    minimum: 1024,
+    default: 33_554_432,
+    description: 'largest batch body on POST /v1/ingest/batches',
+  }),
+  EARSHOT_INGEST_TOKEN: Type.Optional(
+    Type.String({
+      pattern: '^eit_[A-Za-z0-9_-]{24,}$',
+      description: 'an ingest token (eit_…) registered at start, for HTTP batch ingest',
+    }),
+  ),
   SMTP_URL: Type.Optional(
     Type.String({
       pattern: '^smtps?://',

@@ -1,6 +1,7 @@
 import type { DeliveryKit } from '../processors/delivery/kit.ts';
 import type { ChatConnection } from '../projections/alerts/chat-connections.ts';
 import type { Accounts, ApiKeyRecord, Organization, Project } from '../projections/state/accounts.ts';
+import type { IngestTokenRecord, IngestTokens } from '../projections/state/ingest-tokens.ts';
 
 /**
  * Operator actions on accounts. They run against the state store directly, or inside a running
@@ -17,6 +18,10 @@ export interface OperatorActions {
   /** Registers a team-chat workspace by bot token (checked with the platform's `auth.test`). */
   connectChat(input: { project: string; token: string; name?: string }): Promise<ChatConnection>;
   listChatConnections(input: { project: string }): Promise<ChatConnection[]>;
+  /** Ingest tokens authenticate `POST /v1/ingest/batches`; the full token is returned once. */
+  createIngestToken(input: { name?: string }): Promise<{ token: string; record: IngestTokenRecord }>;
+  revokeIngestToken(input: { tokenId: string }): Promise<IngestTokenRecord>;
+  listIngestTokens(input: Record<string, never>): Promise<IngestTokenRecord[]>;
 }
 
 export class OperatorError extends Error {
@@ -26,7 +31,15 @@ export class OperatorError extends Error {
   }
 }
 
-export function operatorActions(accounts: Accounts, delivery?: DeliveryKit): OperatorActions {
+export function operatorActions(
+  accounts: Accounts,
+  delivery?: DeliveryKit,
+  ingestTokens?: IngestTokens,
+): OperatorActions {
+  function tokens(): IngestTokens {
+    if (!ingestTokens) throw new OperatorError('ingest tokens are not available here');
+    return ingestTokens;
+  }
   function chat(): DeliveryKit {
     if (!delivery) throw new OperatorError('team-chat connections are not available here');
     return delivery;
@@ -86,5 +99,8 @@ export function operatorActions(accounts: Accounts, delivery?: DeliveryKit): Ope
     async listChatConnections(input) {
       return chat().chat.list((await project(input.project)).id, undefined, 1000);
     },
+    createIngestToken: (input) => tokens().create({ name: input.name }),
+    revokeIngestToken: (input) => tokens().revoke(input.tokenId),
+    listIngestTokens: () => tokens().list(),
   };
 }

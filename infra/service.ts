@@ -3,9 +3,11 @@ import type { Logger } from 'pino';
 import { type ApiSettings, buildApp } from '../api/app.ts';
 import type { PartitionLag } from '../ingest/event-log/event-log.ts';
 import { startIngestRole } from '../ingest/ingest-role.ts';
+import { IngestState } from '../ingest/loader/ingest-state.ts';
 import { ConsumerRunner } from '../processors/consumer-runner.ts';
 import { createDispatcher } from '../processors/delivery/kit.ts';
 import { pipelineSteps, pipelineTasks } from '../processors/pipeline.ts';
+import { IngestTokens } from '../projections/state/ingest-tokens.ts';
 import { adminSocketPath, startAdminSocket } from './admin-socket.ts';
 import { buildPlatform, type Platform } from './composition.ts';
 import { type Config, publicUrlOf } from './config.ts';
@@ -30,6 +32,7 @@ export function apiSettings(config: Config): ApiSettings {
     dashboardUrl: env.EARSHOT_DASHBOARD_URL,
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     bodyLimitBytes: env.API_BODY_LIMIT_BYTES,
+    ingestBodyLimitBytes: env.INGEST_BODY_LIMIT_BYTES,
   };
 }
 
@@ -115,7 +118,12 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
 
   // Ingest role: the demo corpus on an empty data dir (loaded before the consumers' targets are
   // captured, so readiness waits for it to be processed) and the feed poller.
-  const ingest = config.roles.has('ingest') ? await startIngestRole(platform, config, logger) : undefined;
+  // One ingest state per process, shared by the ingest role and the batch ingest route.
+  const ingestState =
+    config.roles.has('ingest') || config.roles.has('api') ? IngestState.inDataDir(config.dataDir) : undefined;
+  const ingest = config.roles.has('ingest')
+    ? await startIngestRole({ ...platform, ingestState }, config, logger)
+    : undefined;
 
   // Ready once every consumer has committed what was in its topics when the service started.
   const targets = new Map<ConsumerRunner<unknown, unknown>, PartitionLag[]>();
@@ -145,7 +153,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
 
   const admin = await startAdminSocket(
     adminSocketPath(config.dataDir),
-    operatorActions(platform.accounts, platform.delivery),
+    operatorActions(platform.accounts, platform.delivery, new IngestTokens(platform.state)),
     logger,
   );
 
@@ -153,6 +161,15 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
   let url: string | undefined;
   if (config.roles.has('api')) {
     const demo = await platform.accounts.ensureDemoAccount(config.env.EARSHOT_BOOTSTRAP_API_KEY);
+    const ingestTokens = new IngestTokens(platform.state);
+    if (config.env.EARSHOT_INGEST_TOKEN) {
+      const { record } = await ingestTokens.create({
+        name: 'EARSHOT_INGEST_TOKEN',
+        token: config.env.EARSHOT_INGEST_TOKEN,
+      });
+      if (record.revoked_at)
+        logger.warn({ token: record.id }, 'EARSHOT_INGEST_TOKEN was revoked; it stays revoked');
+    }
     app = await buildApp({
       logger,
       readiness,
@@ -162,6 +179,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         catalog: platform.catalog,
         delivery: platform.delivery,
         analytics: platform.analytics,
+        ingest: { producer: platform.producer, state: ingestState!, tokens: ingestTokens },
         search: {
           index: platform.search.searchIndex,
           catalog: platform.catalog,
@@ -190,6 +208,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         await app?.close();
         await admin.close();
         await ingest?.stop();
+        await ingestState?.close();
         await Promise.all(runners.map((r) => r.stop()));
         for (const task of tasks) await task.stop();
         await dispatcher?.stop();

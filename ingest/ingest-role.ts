@@ -17,7 +17,7 @@ export interface IngestRole {
 }
 
 export async function startIngestRole(
-  deps: { eventLog: EventLog; producer: EventProducer },
+  deps: { eventLog: EventLog; producer: EventProducer; ingestState?: IngestState },
   config: Config,
   logger: Logger,
 ): Promise<IngestRole> {
@@ -30,13 +30,14 @@ export async function startIngestRole(
     });
   }
   const store = FeedStore.inDataDir(config.dataDir);
-  const state = IngestState.inDataDir(config.dataDir);
+  const owned = deps.ingestState === undefined;
+  const state = deps.ingestState ?? IngestState.inDataDir(config.dataDir);
   const poller = new FeedPoller({ store, producer: deps.producer, logger, state });
   poller.start();
   return {
     async stop() {
       await poller.stop();
-      await state.close();
+      if (owned) await state.close();
       await store.close();
     },
   };

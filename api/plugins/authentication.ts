@@ -51,7 +51,8 @@ export const authenticationPlugin = fp<{ accounts: Accounts; docsUrl: string }>(
 
     app.decorateRequest('principal', undefined);
     app.addHook('onRequest', async (request) => {
-      if (!request.url.startsWith('/v1/') || request.routeOptions.config?.public) return;
+      const route = request.routeOptions.config;
+      if (!request.url.startsWith('/v1/') || route?.public || route?.ingest) return;
       const credential = presentedCredential(request);
       if (!credential) {
         throw problem('authentication_required', 'Send your API key in the X-API-Key header.', {

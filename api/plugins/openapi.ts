@@ -65,6 +65,11 @@ export const openapiPlugin = fp<{ publicUrl: string; docsUrl: string }>(
             ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
             BearerKey: { type: 'http', scheme: 'bearer', description: 'the API key as a bearer token' },
             ApiKeyQuery: { type: 'apiKey', in: 'query', name: 'api-key' },
+            IngestToken: {
+              type: 'http',
+              scheme: 'bearer',
+              description: 'an ingest token (eit_…), for batch ingest only',
+            },
           },
         },
       },
@@ -73,7 +78,7 @@ export const openapiPlugin = fp<{ publicUrl: string; docsUrl: string }>(
           typeof json.$id === 'string' ? json.$id : `def-${i}`,
       },
       transform: ({ schema, url, route }) => {
-        const secured = url.startsWith('/v1/') && !route.config?.public;
+        const secured = url.startsWith('/v1/') && !route.config?.public && !route.config?.ingest;
         const out = { ...(schema ?? {}) } as Record<string, unknown>;
         if (secured) out.security = [{ ApiKeyHeader: [] }, { BearerKey: [] }, { ApiKeyQuery: [] }];
         return { schema: out as never, url };

@@ -13,7 +13,8 @@ export const rateLimitsPlugin = fp<{ perMinute?: number; fallbackPerMinute: numb
       global: true,
       hook: 'preHandler',
       timeWindow: 60_000,
-      allowList: (request) => !request.url.startsWith('/v1/'),
+      // Batch ingest is an operator path (ingest tokens), bounded by batch size, not by rate.
+      allowList: (request) => !request.url.startsWith('/v1/') || request.routeOptions.config?.ingest === true,
       keyGenerator: (request) => request.principal?.keyId ?? `ip:${request.ip}`,
       max: (request) =>
         opts.perMinute ?? request.principal?.plan.requests_per_minute ?? opts.fallbackPerMinute,

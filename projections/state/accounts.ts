@@ -46,10 +46,10 @@ export interface Principal {
 }
 
 export const API_KEY_PREFIX = 'esk_';
-const KEY_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+export const KEY_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const ID_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 
-function randomString(alphabet: string, length: number): string {
+export function randomString(alphabet: string, length: number): string {
   const bytes = randomBytes(length * 2);
   let out = '';
   for (let i = 0; out.length < length && i < bytes.length; i++) {

@@ -372,6 +372,62 @@ describe('alert pipeline', () => {
     ]);
   });
 
+  it('matches archive episodes loaded after creation as history: listed, never delivered', async () => {
+    const alert = await createAlert({
+      title: 'Archive watch',
+      entities: [{ entity_type: 'PERSON', entity_id: CATALOG.marcus.id }],
+    });
+    const daily = await createAlert({
+      title: 'Archive watch, daily',
+      delivery_cadence: 'DAILY',
+      entities: [{ entity_type: 'PERSON', entity_id: CATALOG.marcus.id }],
+    });
+    const now = Date.now();
+    // A bulk load of old episodes after the alert exists: the alert is live, the episodes are not new.
+    for (const [id, age] of [
+      ['ep_arch_old', 90 * DAY_MS],
+      ['ep_arch_week', 3 * DAY_MS],
+    ] as const) {
+      await ingest(
+        episodeEvents({
+          id,
+          podcastId: CATALOG.popular.id,
+          publishedAt: now - age,
+          mentioned: [{ entityId: CATALOG.marcus.id }],
+        }),
+      );
+    }
+    await waitMatches(alert.id, 2);
+    await waitMatches(daily.id, 2);
+    await settle();
+    expect((await matchRows(alert.id)).map((m) => [m.episode_id, m.is_backfilled])).toEqual([
+      ['ep_arch_old', true],
+      ['ep_arch_week', true],
+    ]);
+    expect(await deliveryRows(alert.id)).toEqual([]);
+    expect(rt.matcher.stats.archived).toBeGreaterThanOrEqual(4);
+    // Listed with the matches, and readable one by one, as history.
+    const list = await get(`/v1/alerts/${alert.id}/matches`);
+    expect((list.data as { source_id: string; is_backfilled: boolean }[]).map((m) => m.is_backfilled)).toEqual(
+      [true, true],
+    );
+    // Not bundled in a digest either: the day closes with nothing to send for the daily alert.
+    const dayEnd = periodStart('DAILY', now) + DAY_MS;
+    await new AlertsRuntime({ ...rt.deps, clock: () => dayEnd + 61_000 }).scheduler.tick();
+    expect(await deliveryRows(daily.id)).toEqual([]);
+    // An episode that just aired, loaded the same way, is delivered.
+    await ingest(
+      episodeEvents({
+        id: 'ep_arch_fresh',
+        podcastId: CATALOG.popular.id,
+        publishedAt: now - 60 * 60_000,
+        mentioned: [{ entityId: CATALOG.marcus.id }],
+      }),
+    );
+    await waitDeliveries(alert.id, 1);
+    expect(await liveRows(alert.id)).toEqual([expect.objectContaining({ episode_id: 'ep_arch_fresh' })]);
+  });
+
   it('gates on languages, and matches speakers in the allowed roles only', async () => {
     const fr = await createAlert({ title: 'Apple in French', filters: { languages: ['fr'] } });
     const guest = await createAlert({
@@ -573,8 +629,42 @@ describe('alert pipeline', () => {
     expect(await deliveryRows(daily.id)).toHaveLength(1);
   });
 
+  it('picks up a write that commits out of version order, as another process’s late transaction would', async () => {
+    const index = new AlertIndex(api.state, { planCheckMs: 60_000 });
+    await index.ready();
+    const insert = (id: string, version?: number) =>
+      api.state.query(
+        `INSERT INTO alerts (id, project_id, title, kind, delivery_cadence, entities, notifications, activated_at, version)
+         VALUES ($1, $2, $1, 'ENTITY_MENTION', 'REALTIME', $3::jsonb, $4::jsonb, now(),
+                 COALESCE($5::int8, nextval('alerts_version_seq')))`,
+        [
+          id,
+          project(),
+          JSON.stringify([{ entity_type: 'COMPANY', entity_id: CATALOG.apple.id }]),
+          JSON.stringify([{ type: 'WEBHOOK', webhook_connection_id: hook }]),
+          version ?? null,
+        ],
+      );
+    // Many versions go by and the index reads a recent one...
+    await api.state.query("SELECT setval('alerts_version_seq', nextval('alerts_version_seq') + 1000)");
+    await insert('alrt_recent');
+    await index.refresh();
+    expect(index.get('alrt_recent')).toBeDefined();
+    // ...then a transaction that took its version long before commits.
+    await insert('alrt_late', 2);
+    await index.refresh();
+    expect(index.get('alrt_late')?.alert.version).toBe(2);
+    expect(index.mentionAlerts(CATALOG.apple.id)?.some((e) => e.alert.id === 'alrt_late')).toBe(true);
+    // Nothing is read twice once every writer has finished.
+    expect(await index.refresh()).toEqual([]);
+    await api.state.query(`UPDATE alerts SET deleted_at = now() WHERE id IN ('alrt_recent', 'alrt_late')`);
+    const changed = await index.refresh();
+    expect(changed.map((a) => a.id).sort()).toEqual(['alrt_late', 'alrt_recent']);
+    expect(index.get('alrt_late')).toBeUndefined();
+  });
+
   it('drops the alerts of a project whose plan loses alerts, and takes them back', async () => {
-    const index = new AlertIndex(api.state, { planCheckMs: 0, versionOverlap: 0 });
+    const index = new AlertIndex(api.state, { planCheckMs: 0 });
     await index.ready();
     const mine = () => [...index.all()].filter((e) => e.alert.project_id === project()).length;
     const before = mine();

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { type ApiSettings, buildApp } from '../../api/app.ts';
+import type { IngestServices } from '../../api/routes/ingest.ts';
 import { silentLogger } from '../../infra/logger.ts';
 import { Readiness } from '../../infra/readiness.ts';
 import type { AnalyticsStore } from '../../projections/analytics/analytics-store.ts';
@@ -26,6 +27,8 @@ export async function testApi(
     state?: PgliteStateStore;
     /** Serves the analytics reads from this store. */
     analytics?: AnalyticsStore;
+    /** Serves batch ingest with these (tokens are made on the test's state store). */
+    ingest?: (state: PgliteStateStore) => IngestServices;
   } = {},
 ) {
   const state = options.state ?? new PgliteStateStore();
@@ -57,6 +60,7 @@ export async function testApi(
       catalog,
       delivery,
       analytics: options.analytics,
+      ingest: options.ingest?.(state),
     },
     settings: { ...TEST_SETTINGS, ...settings },
   });
