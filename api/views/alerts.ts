@@ -242,7 +242,10 @@ const matchFields = {
   relevance: StringEnum(['on_target', 'incidental'] as const),
   llm_summary: Type.Optional(Type.String({ description: 'asynchronous; may be absent' })),
   roles: Type.Optional(Type.Array(Type.String(), { description: 'speaker alerts' })),
-  is_backfilled: Type.Boolean(),
+  is_backfilled: Type.Boolean({
+    description:
+      'history, never delivered: found by the one-time backfill over the 7 days before the alert, or on an episode published more than 2 days before it was matched (an archive load)',
+  }),
   windows: Type.Array(WindowSchema),
   deliveries: Type.Array(MatchDeliveryRef),
 };

@@ -36,6 +36,8 @@ export interface AlertsDeps {
   clock?: () => number;
   indexPollMs?: number;
   speakerGraceMs?: number;
+  /** Episodes published longer than this before matching are history (default 2 days). */
+  realtimeHorizonMs?: number;
   digestIntervalMs?: number;
   digestGraceMs?: number;
 }
@@ -60,6 +62,7 @@ export class AlertsRuntime {
       logger,
       clock,
       speakerGraceMs: deps.speakerGraceMs,
+      realtimeHorizonMs: deps.realtimeHorizonMs,
     });
     const requested = outputSink(producer, { requested: TOPICS.deliveriesRequested });
     this.planner = new DeliveryPlanner({

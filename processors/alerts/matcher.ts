@@ -1,7 +1,12 @@
 import type { Logger } from 'pino';
 import type { OutputEvent } from '../../ingest/event-producer.ts';
 import type { AlertIndex, IndexedAlert } from '../../projections/alerts/alert-index.ts';
-import { type Alert, BACKFILL_DAYS, DAY_MS } from '../../projections/alerts/alert-model.ts';
+import {
+  type Alert,
+  BACKFILL_DAYS,
+  DAY_MS,
+  REALTIME_HORIZON_MS,
+} from '../../projections/alerts/alert-model.ts';
 import type {
   AlertMatched,
   Clips,
@@ -37,6 +42,10 @@ import { EpisodeRenderer, mentionMatch, mentionReady, speakerMatch, speakerReady
  *   Episodes that were ready before the alert became active are `is_backfilled` (never
  *   delivered); those that became ready after it are ordinary matches (the alert was live, the
  *   index had not caught up yet).
+ * - archive: an episode published more than the realtime horizon (REALTIME_HORIZON_MS, 2 days)
+ *   before it is matched — a bulk load of old episodes, a feed's back catalog — is matched as
+ *   history (`is_backfilled: true`: listed with the matches, never delivered on any channel,
+ *   never in a digest), live or in a sweep.
  * - episodes waiting for speakers are re-examined on a timer once their wait is over.
  *
  * Sink writes, sweeps and the timer run one at a time.
@@ -198,6 +207,8 @@ export interface MatcherOptions {
   speakerGraceMs?: number;
   /** Episodes untouched for this long are dropped from the store. */
   retentionDays?: number;
+  /** Episodes published longer than this before they are matched are history (never delivered). */
+  realtimeHorizonMs?: number;
   timerMs?: number;
 }
 
@@ -212,14 +223,17 @@ export interface MatcherStats {
   facts: number;
   matches: number;
   backfilled: number;
+  /** Matches of episodes older than the realtime horizon (recorded as history). */
+  archived: number;
   sweeps: number;
 }
 
 export class AlertMatcher {
-  readonly stats: MatcherStats = { facts: 0, matches: 0, backfilled: 0, sweeps: 0 };
+  readonly stats: MatcherStats = { facts: 0, matches: 0, backfilled: 0, archived: 0, sweeps: 0 };
   private readonly clock: () => number;
   private readonly graceMs: number;
   private readonly retentionMs: number;
+  private readonly horizonMs: number;
   private queue: Promise<unknown> = Promise.resolve();
   /** episode id → when its wait for speakers is over */
   private pending?: Map<string, number>;
@@ -232,6 +246,13 @@ export class AlertMatcher {
     this.clock = opts.clock ?? Date.now;
     this.graceMs = opts.speakerGraceMs ?? 5000;
     this.retentionMs = (opts.retentionDays ?? BACKFILL_DAYS + 1) * DAY_MS;
+    this.horizonMs = opts.realtimeHorizonMs ?? REALTIME_HORIZON_MS;
+  }
+
+  /** Published before the realtime horizon: matched as history, never delivered. */
+  private isArchive(f: EpisodeFacts, now: number): boolean {
+    const published = publishedAt(f);
+    return published !== undefined && published < now - this.horizonMs;
   }
 
   definition(): ProcessorDefinition<unknown, FactItem> {
@@ -351,7 +372,7 @@ export class AlertMatcher {
     const matched = new Set(f.matched);
     const out: AlertMatched[] = [];
     let renderer: EpisodeRenderer | undefined;
-    const ctx = { detectedAt: now, isBackfilled: false };
+    const ctx = { detectedAt: now, isBackfilled: this.isArchive(f, now) };
     if (mentionReady(f, now, this.graceMs)) {
       f.mention_ready_at ??= now;
       const seen = new Set<IndexedAlert>();
@@ -386,6 +407,7 @@ export class AlertMatcher {
       }
     }
     if (out.length > 0) f.matched = [...matched];
+    if (ctx.isBackfilled) this.stats.archived += out.length;
     return out;
   }
 
@@ -462,7 +484,7 @@ export class AlertMatcher {
         const readyAt = kind === 'm' ? f.mention_ready_at : f.speaker_ready_at;
         // Not ready yet: it is matched like any other episode when it is.
         if (readyAt === undefined) continue;
-        const ctx = { detectedAt: now, isBackfilled: readyAt < activatedAt };
+        const ctx = { detectedAt: now, isBackfilled: readyAt < activatedAt || this.isArchive(f, now) };
         const renderer = this.renderer(w);
         const m = kind === 'm' ? mentionMatch(entry, renderer, ctx) : speakerMatch(entry, renderer, ctx);
         if (!m) continue;

@@ -4,11 +4,14 @@ import { alertFromRow } from './alerts-store.ts';
 
 /**
  * The live alerts (active, not deleted, on a plan with alerts) in memory, indexed by entity id,
- * so the matcher looks alerts up per mention without a query. Kept fresh by polling the alert
- * version sequence: each refresh reads only rows whose `version` moved (plus a small overlap
- * for writes that committed out of sequence order). Plan changes do not touch alerts: a
- * fingerprint of the projects' plans is read every `planCheckMs`, and a change reloads
- * everything (as does `fullReloadMs`, a safety net).
+ * so the matcher looks alerts up per mention without a query. One index per process; processes
+ * share nothing but the state store. Kept fresh by polling every `pollMs`: each refresh reads
+ * only the rows written by transactions that had not finished at the previous refresh (the
+ * `written_xid` every write stamps, against the snapshot xmin taken before the previous read —
+ * migration 006), so a write committed late, in any process, is never missed however many other
+ * writes went by; rows already held at the same `version` are skipped. Plan changes do not
+ * touch alerts: a fingerprint of the projects' plans is read every `planCheckMs`, and a change
+ * reloads everything (as does `fullReloadMs`, a safety net).
  */
 export interface IndexedAlert {
   alert: Alert;
@@ -23,8 +26,6 @@ export interface AlertIndexOptions {
   pollMs?: number;
   planCheckMs?: number;
   fullReloadMs?: number;
-  /** Versions re-read on each poll, for writes that committed out of sequence order. */
-  versionOverlap?: number;
 }
 
 interface Row extends Record<string, unknown> {
@@ -35,8 +36,10 @@ export class AlertIndex {
   private readonly byId = new Map<string, IndexedAlert>();
   private readonly mention = new Map<string, IndexedAlert[]>();
   private readonly speaker = new Map<string, IndexedAlert[]>();
-  private readonly versions = new Map<string, number>();
-  private maxVersion = 0;
+  /** alert id → `version/written_xid` of the row held (a write that forgot the version still differs). */
+  private readonly versions = new Map<string, string>();
+  /** Snapshot xmin taken before the last read: every transaction below it was visible to that read. */
+  private watermark?: string;
   private lastFull = 0;
   private lastPlanCheck = 0;
   private plans?: string;
@@ -51,7 +54,7 @@ export class AlertIndex {
     private readonly state: StateStore,
     options: AlertIndexOptions = {},
   ) {
-    this.options = { pollMs: 250, planCheckMs: 5000, fullReloadMs: 600_000, versionOverlap: 64, ...options };
+    this.options = { pollMs: 250, planCheckMs: 5000, fullReloadMs: 600_000, ...options };
   }
 
   get size(): number {
@@ -144,24 +147,32 @@ export class AlertIndex {
       if (this.plans !== undefined && this.plans !== row?.f) full = true;
       this.plans = row?.f;
     }
-    const since = full ? 0 : Math.max(0, this.maxVersion - this.options.versionOverlap);
-    const rows = await this.state.query<Row>(
-      `SELECT a.*, pl.includes_alerts FROM alerts a
-       JOIN projects p ON p.id = a.project_id JOIN plans pl ON pl.code = p.plan_code
-       WHERE a.version > $1 ORDER BY a.version`,
-      [since],
+    // Taken before the read: a transaction below this xmin had finished before the read began,
+    // so the read saw its rows; one at or above it may commit later and is read again next time.
+    const [snapshot] = await this.state.query<{ xmin: string }>(
+      'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin',
     );
+    const since = full ? undefined : this.watermark;
+    const select = `SELECT a.*, pl.includes_alerts FROM alerts a
+       JOIN projects p ON p.id = a.project_id JOIN plans pl ON pl.code = p.plan_code`;
+    const rows =
+      since === undefined
+        ? await this.state.query<Row>(`${select} ORDER BY a.version`)
+        : await this.state.query<Row>(`${select} WHERE a.written_xid >= $1::xid8 ORDER BY a.version`, [
+            since,
+          ]);
+    this.watermark = snapshot!.xmin;
     const changed: Alert[] = [];
     const seen = full ? new Set<string>() : undefined;
     for (const row of rows) {
       const { includes_alerts, ...rest } = row;
       const alert = alertFromRow(rest as unknown as Parameters<typeof alertFromRow>[0]);
+      const written = `${alert.version}/${String(row.written_xid)}`;
       seen?.add(alert.id);
-      this.maxVersion = Math.max(this.maxVersion, alert.version);
       const live = alert.is_active && alert.deleted_at === null && includes_alerts;
       const current = this.byId.get(alert.id);
-      if (this.versions.get(alert.id) === alert.version && (current !== undefined) === live) continue;
-      this.versions.set(alert.id, alert.version);
+      if (this.versions.get(alert.id) === written && (current !== undefined) === live) continue;
+      this.versions.set(alert.id, written);
       if (current) this.remove(current);
       if (live) this.add(alert);
       changed.push(alert);

@@ -38,6 +38,13 @@ export const ALERT_LIMITS = { entities: 100, notifications: 20, languages: 50 } 
 /** The one-time backfill at creation covers episodes published in this many previous days. */
 export const BACKFILL_DAYS = 7;
 export const DAY_MS = 86_400_000;
+/**
+ * Realtime horizon: a match is delivered only when its episode was published at most this long
+ * before it was matched. An older episode arriving now (an archive load, a feed's back catalog,
+ * a replay) is matched as history — `is_backfilled: true`, listed, never delivered — not
+ * notified as if it had just aired.
+ */
+export const REALTIME_HORIZON_MS = 2 * DAY_MS;
 
 export interface AlertEntityRef {
   entity_type: AlertEntityType;

@@ -247,6 +247,20 @@ export async function matchDocuments(
   return renderRows(services, rows, audience, ids);
 }
 
+/**
+ * Political bias of the rows' podcasts. For notifications (`audience: 'webhook'`) a failing bias
+ * read leaves `podcast_bias` null rather than holding the delivery back; REST reads fail loudly.
+ */
+async function biasOf(
+  services: AlertReadServices,
+  rows: MatchRow[],
+  audience: Audience,
+): Promise<Map<string, PodcastBias>> {
+  if (!services.podcastBias || rows.length === 0) return new Map();
+  const read = services.podcastBias.biasOf([...new Set(rows.map((r) => r.podcast_id))]);
+  return audience === 'webhook' ? read.catch(() => new Map<string, PodcastBias>()) : read;
+}
+
 async function renderRows(
   services: AlertReadServices,
   rows: MatchRow[],
@@ -256,8 +270,7 @@ async function renderRows(
   const [episodes, podcasts, bias, deliveries] = await Promise.all([
     services.catalog.episodesByIds(rows.map((r) => r.episode_id)),
     services.catalog.podcastsByIds(rows.map((r) => r.podcast_id)),
-    services.podcastBias?.biasOf([...new Set(rows.map((r) => r.podcast_id))]) ??
-      new Map<string, PodcastBias>(),
+    biasOf(services, rows, audience),
     audience === 'rest'
       ? deliveriesOf(
           services.state,

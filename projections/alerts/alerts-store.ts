@@ -39,8 +39,10 @@ interface AlertRow {
 }
 
 export function alertFromRow(row: AlertRow): Alert {
+  // `written_xid` (migration 006) is the alert index's bookkeeping, not part of the alert.
+  const { written_xid: _written, ...rest } = row as AlertRow & { written_xid?: unknown };
   return {
-    ...row,
+    ...rest,
     version: Number(row.version),
     created_at: new Date(row.created_at),
     updated_at: new Date(row.updated_at),

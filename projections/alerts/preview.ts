@@ -236,3 +236,37 @@ export function analyticsBiasReader(store: AnalyticsStore): PodcastBiasReader {
     },
   };
 }
+
+/**
+ * A bias reader that keeps each podcast's answer for `ttlMs` (bias evaluations change rarely;
+ * the senders ask for every batch of deliveries). Podcasts without an evaluation are cached too.
+ */
+export function cachedBiasReader(
+  reader: PodcastBiasReader,
+  ttlMs = 60_000,
+  now = Date.now,
+): PodcastBiasReader {
+  const cache = new Map<string, { at: number; bias: PodcastBias | undefined }>();
+  return {
+    async biasOf(podcastIds) {
+      const t = now();
+      const out = new Map<string, PodcastBias>();
+      const missing: string[] = [];
+      for (const id of new Set(podcastIds)) {
+        const hit = cache.get(id);
+        if (hit && t - hit.at < ttlMs) {
+          if (hit.bias) out.set(id, hit.bias);
+        } else missing.push(id);
+      }
+      if (missing.length === 0) return out;
+      const fresh = await reader.biasOf(missing);
+      if (cache.size > 50_000) cache.clear();
+      for (const id of missing) {
+        const bias = fresh.get(id);
+        cache.set(id, { at: t, bias });
+        if (bias) out.set(id, bias);
+      }
+      return out;
+    },
+  };
+}

@@ -408,9 +408,9 @@ describe('alert pipeline', () => {
     expect(rt.matcher.stats.archived).toBeGreaterThanOrEqual(4);
     // Listed with the matches, and readable one by one, as history.
     const list = await get(`/v1/alerts/${alert.id}/matches`);
-    expect((list.data as { source_id: string; is_backfilled: boolean }[]).map((m) => m.is_backfilled)).toEqual(
-      [true, true],
-    );
+    expect(
+      (list.data as { source_id: string; is_backfilled: boolean }[]).map((m) => m.is_backfilled),
+    ).toEqual([true, true]);
     // Not bundled in a digest either: the day closes with nothing to send for the daily alert.
     const dayEnd = periodStart('DAILY', now) + DAY_MS;
     await new AlertsRuntime({ ...rt.deps, clock: () => dayEnd + 61_000 }).scheduler.tick();
@@ -657,6 +657,12 @@ describe('alert pipeline', () => {
     expect(index.mentionAlerts(CATALOG.apple.id)?.some((e) => e.alert.id === 'alrt_late')).toBe(true);
     // Nothing is read twice once every writer has finished.
     expect(await index.refresh()).toEqual([]);
+    // A write is seen even when it leaves the version as it was.
+    await api.state.query(`UPDATE alerts SET entities = $1::jsonb WHERE id = 'alrt_late'`, [
+      JSON.stringify([{ entity_type: 'COMPANY', entity_id: 'ent_other' }]),
+    ]);
+    expect((await index.refresh()).map((a) => a.id)).toEqual(['alrt_late']);
+    expect(index.mentionAlerts('ent_other')?.map((e) => e.alert.id)).toEqual(['alrt_late']);
     await api.state.query(`UPDATE alerts SET deleted_at = now() WHERE id IN ('alrt_recent', 'alrt_late')`);
     const changed = await index.refresh();
     expect(changed.map((a) => a.id).sort()).toEqual(['alrt_late', 'alrt_recent']);

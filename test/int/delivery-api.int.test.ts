@@ -565,13 +565,16 @@ describe('delivery API', () => {
 });
 
 describe('delivery API without an outbound allowlist', () => {
-  it('refuses loopback and plain-http URLs at create', async () => {
+  it('refuses loopback, private, link-local and plain-http URLs at create', async () => {
     const api = await testApi({}, undefined, { delivery: { settings: { outboundAllowlist: '' } } });
     try {
       for (const [url, why] of [
         ['http://127.0.0.1:8080/hook', /loopback/],
         ['https://127.0.0.1/hook', /loopback/],
         ['https://localhost/hook', /loopback/],
+        ['https://10.1.2.3/hook', /private/],
+        ['https://169.254.169.254/latest/meta-data', /link-local/],
+        ['https://[::1]/hook', /loopback/],
         ['http://93.184.216.34/hook', /https/],
       ] as const) {
         const res = await api.app.inject({
@@ -581,6 +584,34 @@ describe('delivery API without an outbound allowlist', () => {
           payload: { url },
         });
         const body = problemOf(res, 422, 'validation_error');
+        expect(body.errors[0]!.message, url).toMatch(why);
+      }
+    } finally {
+      await api.close();
+    }
+  });
+});
+
+describe('delivery API with an outbound allowlist', () => {
+  it('accepts a private destination only inside the allowlist, and plain http only there', async () => {
+    const api = await testApi({}, undefined, { delivery: { settings: { outboundAllowlist: '10.0.0.0/8' } } });
+    const create = (url: string) =>
+      api.app.inject({
+        method: 'POST',
+        url: `/v1/projects/${api.projects.business}/webhooks/connections`,
+        headers: { 'x-api-key': api.keys.business! },
+        payload: { url },
+      });
+    try {
+      expect((await create('https://10.1.2.3/hook')).statusCode).toBe(201);
+      expect((await create('http://10.1.2.3:8080/hook')).statusCode).toBe(201);
+      for (const [url, why] of [
+        ['https://127.0.0.1/hook', /loopback/],
+        ['https://169.254.169.254/latest', /link-local/],
+        ['https://192.168.1.10/hook', /private/],
+      ] as const) {
+        const body = problemOf(await create(url), 422, 'validation_error');
+        expect(body.errors[0]).toMatchObject({ location: 'body.url', value: url });
         expect(body.errors[0]!.message, url).toMatch(why);
       }
     } finally {

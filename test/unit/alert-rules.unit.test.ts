@@ -15,7 +15,8 @@ import {
   realtimeDeliveryId,
   speakerRolesOf,
 } from '../../projections/alerts/alert-model.ts';
-import { previewId } from '../../projections/alerts/preview.ts';
+import type { PodcastBias } from '../../projections/alerts/alert-reads.ts';
+import { cachedBiasReader, previewId } from '../../projections/alerts/preview.ts';
 
 function entry(over: Partial<Alert> = {}): IndexedAlert {
   const alert: Alert = {
@@ -245,5 +246,37 @@ describe('alert rules', () => {
       ),
     ).toBe(s);
     expect(previewId('p', 'PODCAST_SPEAKER', ['e1'], [], ['GUEST'])).not.toBe(s);
+  });
+
+  it('caches podcast bias for the senders, podcasts without an evaluation included', async () => {
+    const bias: PodcastBias = {
+      bias: 'CENTER',
+      lean_score: 0.1,
+      is_political: true,
+      political_context: 'US',
+      evaluated_at: '2026-01-01T00:00:00.000Z',
+    };
+    const asked: string[][] = [];
+    let t = 0;
+    const reader = cachedBiasReader(
+      {
+        async biasOf(ids) {
+          asked.push([...ids].sort());
+          return new Map(ids.filter((id) => id === 'pod_a').map((id) => [id, bias]));
+        },
+      },
+      60_000,
+      () => t,
+    );
+    expect([...(await reader.biasOf(['pod_a', 'pod_b', 'pod_a']))]).toEqual([['pod_a', bias]]);
+    t = 59_000;
+    expect([...(await reader.biasOf(['pod_b', 'pod_a']))]).toEqual([['pod_a', bias]]);
+    expect(asked).toEqual([['pod_a', 'pod_b']]);
+    t = 61_000;
+    await reader.biasOf(['pod_b', 'pod_c']);
+    expect(asked).toEqual([
+      ['pod_a', 'pod_b'],
+      ['pod_b', 'pod_c'],
+    ]);
   });
 });
