@@ -14,7 +14,13 @@ import { bucketsOf, DAY_MS, iso, resolveWindow } from '../windows.ts';
  * Sponsors and ads (premium): trending sponsors, a publisher's advertising profile, a company's ad
  * timeseries. Network promos (a network advertising its own shows) never count as ads.
  */
+/**
+ * Sponsor trends may be up to an hour old (spec). A cached ranking is fresh for 10 minutes; after
+ * that it is still served (up to 50 minutes old) while one refresh runs in the background, so only
+ * the first request of a (window_days, min_podcast_reach) pair waits for the engine.
+ */
 const TREND_CACHE_MS = 10 * 60_000;
+const TREND_STALE_MS = 50 * 60_000;
 const TOP_SPONSORS = 10;
 /** A network buyer advertises on at least this many of a publisher's podcasts … */
 const NETWORK_BUYER_MIN_PODCASTS = 3;
@@ -163,16 +169,28 @@ export const advertisingRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions>
   const { catalog, dashboardUrl } = opts;
   type TrendRows = Awaited<ReturnType<AdvertisingQueries['sponsorTrends']>>;
   type Stats = Awaited<ReturnType<AdvertisingQueries['sponsorStats']>>;
-  const trendCache = new Map<string, { until: number; rows: TrendRows }>();
+  const trendCache = new Map<string, { at: number; rows: TrendRows; refreshing?: boolean }>();
   // All-time figures of every sponsor: one pass, shared by every window (cached like the trends).
-  let allStats: { until: number; stats: Promise<Stats> } | undefined;
+  let allStats: { at: number; stats: Promise<Stats>; refreshing?: boolean } | undefined;
+  const loadStats = () => {
+    const stats = ads.sponsorStats();
+    const entry = { at: Date.now(), stats };
+    stats.then(
+      () => {
+        allStats = entry;
+      },
+      () => {
+        if (allStats === entry) allStats = undefined;
+      },
+    );
+    return entry;
+  };
   const sponsorStats = (): Promise<Stats> => {
-    if (!allStats || allStats.until <= Date.now()) {
-      const stats = ads.sponsorStats();
-      allStats = { until: Date.now() + TREND_CACHE_MS, stats };
-      stats.catch(() => {
-        allStats = undefined;
-      });
+    const age = allStats ? Date.now() - allStats.at : Number.POSITIVE_INFINITY;
+    if (!allStats || age > TREND_STALE_MS) allStats = loadStats();
+    else if (age > TREND_CACHE_MS && !allStats.refreshing) {
+      allStats.refreshing = true;
+      loadStats();
     }
     return allStats.stats;
   };
@@ -183,15 +201,28 @@ export const advertisingRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions>
    */
   async function trends(windowDays: number, minReach: number) {
     const key = `${windowDays}/${minReach}`;
+    const load = async () => {
+      const now = Date.now();
+      const length = windowDays * DAY_MS;
+      const rows = await ads.sponsorTrends(now - 2 * length, now - length, now, minReach);
+      if (trendCache.size > 1000) trendCache.clear();
+      const entry = { at: now, rows };
+      trendCache.set(key, entry);
+      return entry;
+    };
     const hit = trendCache.get(key);
-    if (hit && hit.until > Date.now()) return hit;
-    const now = Date.now();
-    const length = windowDays * DAY_MS;
-    const rows = await ads.sponsorTrends(now - 2 * length, now - length, now, minReach);
-    if (trendCache.size > 1000) trendCache.clear();
-    const entry = { until: now + TREND_CACHE_MS, rows };
-    trendCache.set(key, entry);
-    return entry;
+    const age = hit ? Date.now() - hit.at : Number.POSITIVE_INFINITY;
+    if (hit && age <= TREND_CACHE_MS) return hit;
+    if (hit && age <= TREND_STALE_MS) {
+      if (!hit.refreshing) {
+        hit.refreshing = true;
+        load().catch(() => {
+          hit.refreshing = false;
+        });
+      }
+      return hit;
+    }
+    return load();
   }
 
   async function trendViews(rows: TrendRows): Promise<Static<typeof TrendRow>[]> {
@@ -229,7 +260,7 @@ export const advertisingRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions>
         tags: ['advertising'],
         summary: 'Sponsors whose ad volume is accelerating (premium)',
         description:
-          'Ads in the trailing window against the equal window before it, by episode publication time, ranked by the gain. Results may be cached for up to an hour (here: 10 minutes).',
+          'Ads in the trailing window against the equal window before it, by episode publication time, ranked by the gain. Results may be cached for up to an hour (here: refreshed after 10 minutes, never older than an hour).',
         querystring: TrendsQuery,
         response: withProblems({ 200: ListEnvelope(TrendRow) }),
       },

@@ -20,7 +20,7 @@ import type {
   Transcript,
 } from '../../schemas/generated/index.ts';
 import { TOPICS } from '../../schemas/topics.ts';
-import { AnalyticsQueryError, type AnalyticsStore } from './analytics-store.ts';
+import { AnalyticsQueryError, type AnalyticsStore, compactAnalytics } from './analytics-store.ts';
 import {
   AD_FACTS,
   adReadsSet,
@@ -186,8 +186,45 @@ export async function completeAdReads(store: AnalyticsStore, episodeIds: string[
   return completed.length;
 }
 
+/**
+ * After a bulk load (a backfill, a replay) the engine's merges leave several overlapping parts,
+ * and every FINAL read merges them again. Once at least `COMPACT_AFTER_SETS` episode sets have
+ * been written since the last compaction and a batch is small (the projector has caught up), the
+ * range-scanned tables are compacted in the background, at most once per `COMPACT_EVERY_MS`.
+ */
+export const COMPACT_AFTER_SETS = 50_000;
+export const COMPACT_EVERY_MS = 3_600_000;
+
+interface CompactionState {
+  setsSince: number;
+  lastAt: number;
+  running: boolean;
+}
+const compaction = new WeakMap<AnalyticsStore, CompactionState>();
+
+function maybeCompact(store: AnalyticsStore, sets: number, batchItems: number): void {
+  const state = compaction.get(store) ?? { setsSince: 0, lastAt: 0, running: false };
+  compaction.set(store, state);
+  state.setsSince += sets;
+  const caughtUp = batchItems < 500;
+  if (state.running || !caughtUp || state.setsSince < COMPACT_AFTER_SETS) return;
+  if (Date.now() - state.lastAt < COMPACT_EVERY_MS) return;
+  state.running = true;
+  state.setsSince = 0;
+  state.lastAt = Date.now();
+  // Background work: a failure only means the reads stay as the engine's merges left them.
+  void compactAnalytics(store)
+    .catch(() => undefined)
+    .finally(() => {
+      state.running = false;
+    });
+}
+
 /** The sink every analytics projector uses: plain rows per table, sets through the writer. */
-export function analyticsSink(store: AnalyticsStore): Sink<AnalyticsItem> {
+export function analyticsSink(
+  store: AnalyticsStore,
+  options: AnalyticsProjectorOptions = {},
+): Sink<AnalyticsItem> {
   const writer = new EpisodeSetWriter(store);
   return {
     async write(items) {
@@ -211,6 +248,7 @@ export function analyticsSink(store: AnalyticsStore): Sink<AnalyticsItem> {
       } catch (err) {
         throw classify(err);
       }
+      if (sets.length > 0 && options.compact !== false) maybeCompact(store, sets.length, items.length);
     },
   };
 }
@@ -238,10 +276,16 @@ const HANDLERS: Record<string, Handler> = {
   [TOPICS.bias.name]: (r) => row('bias_evaluations', biasRow(r.value as BiasEvaluation, r.timestamp)),
 };
 
+export interface AnalyticsProjectorOptions {
+  /** Compact the range-scanned tables in the background after bulk loads (default true). */
+  compact?: boolean;
+}
+
 function projector(
   name: string,
   inputs: (typeof TOPICS)[keyof typeof TOPICS][],
   store: AnalyticsStore,
+  options: AnalyticsProjectorOptions,
 ): ProcessorDefinition<unknown, AnalyticsItem> {
   return {
     name,
@@ -252,7 +296,7 @@ function projector(
       if (!handler) return skip(`${name} does not read ${record.topic}`);
       return ok(handler(record));
     },
-    sink: analyticsSink(store),
+    sink: analyticsSink(store, options),
   };
 }
 
@@ -267,18 +311,22 @@ export const HEAVY_PROJECTOR_MEMBERS = 2;
  * back the others; mentions and transcripts run as two members of their group (the partitions are
  * split between them). Registered in processors/pipeline.ts under the `projectors` role.
  */
-export function analyticsProjectors(store: AnalyticsStore): ProcessorDefinition<unknown, AnalyticsItem>[] {
-  const mentions = projector('analytics-mentions', [TOPICS.mentions, TOPICS.speakers], store);
-  const transcripts = projector('analytics-transcripts', [TOPICS.transcripts], store);
+export function analyticsProjectors(
+  store: AnalyticsStore,
+  options: AnalyticsProjectorOptions = {},
+): ProcessorDefinition<unknown, AnalyticsItem>[] {
+  const mentions = projector('analytics-mentions', [TOPICS.mentions, TOPICS.speakers], store, options);
+  const transcripts = projector('analytics-transcripts', [TOPICS.transcripts], store, options);
   return [
     projector(
       'analytics-catalog',
       [TOPICS.publishers, TOPICS.podcasts, TOPICS.entities, TOPICS.episodes],
       store,
+      options,
     ),
     ...Array.from({ length: HEAVY_PROJECTOR_MEMBERS }, () => mentions),
     ...Array.from({ length: HEAVY_PROJECTOR_MEMBERS }, () => transcripts),
-    projector('analytics-episode-parts', [TOPICS.segments, TOPICS.clips, TOPICS.adReads], store),
-    projector('analytics-charts', [TOPICS.charts, TOPICS.bias], store),
+    projector('analytics-episode-parts', [TOPICS.segments, TOPICS.clips, TOPICS.adReads], store, options),
+    projector('analytics-charts', [TOPICS.charts, TOPICS.bias], store, options),
   ];
 }

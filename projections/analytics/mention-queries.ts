@@ -327,6 +327,15 @@ export class MentionQueries {
       );
     }
     params.limit = options.limit;
+    // Only the popularity sort needs the podcasts' popularity here (the route reads it from the
+    // catalog for the page); the other sorts skip the join.
+    const byPopularity = options.sort === 'popularity';
+    const popularity = byPopularity
+      ? 'p.popularity AS popularity'
+      : "CAST(NULL, 'Nullable(Float64)') AS popularity";
+    const join = byPopularity
+      ? 'LEFT JOIN (SELECT id, popularity FROM podcasts FINAL) AS p ON p.id = g.podcast_id'
+      : '';
     const rows = await this.store.query<
       Omit<PodcastMentionRow, 'key'> & {
         k: number[];
@@ -349,14 +358,14 @@ export class MentionQueries {
          countIf(${changeCond.dropped}) OVER () AS t_dropped
        FROM (
          SELECT g.podcast_id AS podcast_id, g.mentions AS mentions, g.episodes AS episodes,
-           g.previous_mentions AS previous_mentions, g.previous_episodes AS previous_episodes, p.popularity AS popularity
+           g.previous_mentions AS previous_mentions, g.previous_episodes AS previous_episodes, ${popularity}
          FROM (
            SELECT podcast_id, ${s.mentions(cur)} AS mentions, ${s.episodes(cur)} AS episodes,
              ${s.mentions(prev)} AS previous_mentions, ${s.episodes(prev)} AS previous_episodes
            FROM ${s.table} FINAL WHERE ${s.where.join(' AND ')}
            GROUP BY podcast_id
          ) AS g
-         LEFT JOIN (SELECT id, popularity FROM podcasts FINAL) AS p ON p.id = g.podcast_id
+         ${join}
        )
        ORDER BY wanted DESC, ${key.join(', ')}, podcast_id
        LIMIT {limit:UInt32}

@@ -108,6 +108,31 @@ describe('analytics rows', () => {
       ['a', 2, 1, 'on_target'],
       ['b', 1, 1, 'incidental'],
     ]);
+    // Whole rows, in table column order, awkward strings included (the set is encoded by hand).
+    const odd = 'ent "quoted" \\ tab\t ünï 🎙️';
+    const full = mentionsSet({
+      episode_id: 'ep "1"',
+      podcast_id: 'pod\n2',
+      published_at: 1_795_000_000_123,
+      language: '',
+      detector_version: 'x',
+      mentions: [{ ...mention(odd, 7, 'v', false), speaker: 'SPEAKER "1"' }, mention(odd, 7, 'w', true)],
+      entities: [
+        { entity_id: odd, relevance: 'on_target', mention_count: 2, variants: ['v', 'w "x"'] },
+        { entity_id: 'quiet', relevance: 'incidental', mention_count: 0, variants: [] },
+      ],
+      detected_at: 1_795_000_000_999,
+    });
+    const v = 1_795_000_000_999 * 4 + 1;
+    expect(decodeRows(full.tables.mention_lines)).toEqual([
+      [odd, 1_795_000_000_123, 'ep "1"', 7, 'pod\n2', 'SPEAKER "1"', 1, '', v, 0],
+    ]);
+    expect(decodeRows(full.tables.entity_episodes)).toEqual([
+      [odd, 1_795_000_000_123, 'ep "1"', 'pod\n2', '', 1, 1, 'on_target', 2, ['v', 'w "x"'], v, 0],
+      ['quiet', 1_795_000_000_123, 'ep "1"', 'pod\n2', '', 0, 0, 'incidental', 0, [], v, 0],
+    ]);
+    expect(full.tables.mention_lines!.count).toBe(1);
+    expect(full.tables.mention_lines!.json.endsWith('\n')).toBe(true);
     expect(primaryLanguage('en_GB')).toBe('en');
     expect(sponsorKey(null, '  Acme  Mattress ')).toBe('name:acme mattress');
   });
