@@ -19,7 +19,7 @@ import { chatRoutes } from './routes/chat.ts';
 import { healthRoutes } from './routes/health.ts';
 import { type IngestServices, ingestRoutes } from './routes/ingest.ts';
 import { notificationEmailRoutes, verificationSender } from './routes/notification-emails.ts';
-import { searchRoutes } from './routes/search.ts';
+import { searchPodcasts, searchRoutes } from './routes/search.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { ProblemSchema } from './schemas.ts';
 import type { SearchServices } from './search/search-services.ts';
@@ -115,11 +115,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   if (services.search) await app.register(searchRoutes, { services: services.search });
   if (services.analytics) {
+    const search = services.search;
     await app.register(analyticsRoutes, {
       analytics: services.analytics,
       catalog: services.catalog,
       state: services.state,
       dashboardUrl: settings.dashboardUrl,
+      ...(search ? { searchPodcasts: (p: { q: string }) => searchPodcasts(search, p) } : {}),
     });
   }
   return app as unknown as FastifyInstance;

@@ -14,6 +14,7 @@ import { allowlistProblem } from '../processors/delivery/outbound-guard.ts';
 import { RetrySchedule } from '../processors/delivery/retry-schedule.ts';
 import { loadSecretsKey } from '../processors/delivery/secrets.ts';
 import { StateDeliveryContent } from '../processors/delivery/state-content.ts';
+import { analyticsBiasReader, cachedBiasReader } from '../projections/alerts/preview.ts';
 import { type AnalyticsStore, migrateAnalytics } from '../projections/analytics/analytics-store.ts';
 import { ChdbAnalyticsStore } from '../projections/analytics/chdb-analytics-store.ts';
 import { ClickHouseAnalyticsStore } from '../projections/analytics/clickhouse-analytics-store.ts';
@@ -79,8 +80,17 @@ export function createStateStore(config: Config): StateStore {
   return new PgliteStateStore(path.join(config.dataDir, 'state'));
 }
 
-/** Delivery: SMTP mailer when `SMTP_URL` is set (else no email), outbound allowlist, secrets key. */
-export function createDelivery(config: Config, state: StateStore, catalog: CatalogReader): DeliveryKit {
+/**
+ * Delivery: SMTP mailer when `SMTP_URL` is set (else no email), outbound allowlist, secrets key.
+ * With the analytics store, the match documents notifications carry hold the podcast's political
+ * bias (`episode.podcast_bias`), as the REST single-match read does.
+ */
+export function createDelivery(
+  config: Config,
+  state: StateStore,
+  catalog: CatalogReader,
+  analytics?: AnalyticsStore,
+): DeliveryKit {
   const { env } = config;
   const problem = allowlistProblem(env.EARSHOT_OUTBOUND_ALLOWLIST);
   if (problem) {
@@ -94,7 +104,11 @@ export function createDelivery(config: Config, state: StateStore, catalog: Catal
   }
   return createDeliveryKit({
     state,
-    content: new StateDeliveryContent({ state, catalog }),
+    content: new StateDeliveryContent({
+      state,
+      catalog,
+      ...(analytics ? { podcastBias: cachedBiasReader(analyticsBiasReader(analytics)) } : {}),
+    }),
     mailer: env.SMTP_URL ? new SmtpMailer(env.SMTP_URL, env.EARSHOT_MAIL_FROM) : undefined,
     settings: {
       publicUrl: publicUrlOf(config),
@@ -115,10 +129,21 @@ export async function createAnalyticsStore(config: Config): Promise<AnalyticsSto
 }
 
 /**
- * Builds the platform: creates every declared topic and registers its value schema, opens the
- * state store and applies its migrations.
+ * Just the event backbone (event log, schema registry, codec, producer), with every declared topic
+ * created and its value schema registered. Command-line sources such as `earshot ingest` open only
+ * this, never the stores a running service holds.
  */
-export async function buildPlatform(config: Config, logger: Logger): Promise<Platform> {
+export interface Backbone {
+  eventLog: EventLog;
+  registry: SchemaRegistry;
+  codec: AvroCodec;
+  producer: EventProducer;
+  /** How many topics are declared. */
+  topics: number;
+  close(): Promise<void>;
+}
+
+export async function openBackbone(config: Config, logger: Logger): Promise<Backbone> {
   const eventLog = createEventLog(config, logger);
   const registry = createSchemaRegistry(config);
   const codec = new AvroCodec(registry);
@@ -132,6 +157,25 @@ export async function buildPlatform(config: Config, logger: Logger): Promise<Pla
     })),
   );
   for (const spec of specs) await codec.registerTopic(spec.name, spec.valueSchema);
+  return {
+    eventLog,
+    registry,
+    codec,
+    producer: new EventProducer(eventLog, codec),
+    topics: specs.length,
+    async close() {
+      await eventLog.close();
+      await registry.close();
+    },
+  };
+}
+
+/**
+ * Builds the platform: creates every declared topic and registers its value schema, opens the
+ * state store and applies its migrations.
+ */
+export async function buildPlatform(config: Config, logger: Logger): Promise<Platform> {
+  const { eventLog, registry, codec, producer, topics } = await openBackbone(config, logger);
   const state = createStateStore(config);
   const migrations = await migrate(state);
   const analytics = await createAnalyticsStore(config);
@@ -142,14 +186,14 @@ export async function buildPlatform(config: Config, logger: Logger): Promise<Pla
       schemaRegistry: registry.kind,
       stateStore: state.kind,
       analyticsStore: analytics.kind,
-      topics: specs.length,
+      topics,
       migrations,
       analyticsMigrations,
     },
     'platform ready',
   );
   const catalog = new CatalogReader(state);
-  const delivery = createDelivery(config, state, catalog);
+  const delivery = createDelivery(config, state, catalog, analytics);
   const search = createSearch(config, logger);
   if (!delivery.mailer)
     logger.warn('SMTP_URL is not set: email alerts and address verification mails are unavailable');
@@ -159,7 +203,7 @@ export async function buildPlatform(config: Config, logger: Logger): Promise<Pla
     eventLog,
     registry,
     codec,
-    producer: new EventProducer(eventLog, codec),
+    producer,
     state,
     analytics,
     accounts: new Accounts(state),

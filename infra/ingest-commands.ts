@@ -6,9 +6,9 @@ import { generateCorpus, PRESETS, startOfUtcDay } from '../ingest/corpus/generat
 import { podcastIdForFeed } from '../ingest/feeds/feed-mapping.ts';
 import { FeedPoller } from '../ingest/feeds/feed-poller.ts';
 import { FeedStore, formatInterval, normalizeFeedUrl, parseInterval } from '../ingest/feeds/feed-store.ts';
-import { openBackbone } from '../ingest/loader/backbone.ts';
 import { IngestState } from '../ingest/loader/ingest-state.ts';
 import { type LoadProgress, loadNdjson } from '../ingest/loader/loader.ts';
+import { openBackbone } from './composition.ts';
 import type { Config } from './config.ts';
 import { createLogger } from './logger.ts';
 

@@ -71,11 +71,12 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     await platform.registry.latestVersion('catalog.podcasts-value');
     return { ok: true, detail: { engine: platform.registry.kind } };
   });
-  // Search: the embeddings model (fetched when missing) and the index, before the projectors.
+  // Search: the index and a cached embeddings model, before the projectors (a missing model is
+  // fetched in the background; keyword search does not wait for it).
   await platform.search.start({
     query: config.roles.has('api'),
     indexing: config.roles.has('projectors'),
-    fetchIfMissing: true,
+    fetchIfMissing: config.env.EARSHOT_EMBEDDINGS_FETCH === 'on',
     logger,
   });
   readiness.add('search-index', async () => ({
@@ -128,7 +129,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
   // Ready once every consumer has committed what was in its topics when the service started.
   const targets = new Map<ConsumerRunner<unknown, unknown>, PartitionLag[]>();
   for (const runner of runners) targets.set(runner, await runner.lag());
-  readiness.add('consumers', async () => {
+  const behindTargets = async () => {
     const behind: Record<string, number> = {};
     for (const [runner, atStart] of targets) {
       const now = await runner.lag();
@@ -139,7 +140,18 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       }
       if (remaining > 0) behind[runner.name] = remaining;
     }
+    return behind;
+  };
+  readiness.add('consumers', async () => {
+    const behind = await behindTargets();
     return { ok: Object.keys(behind).length === 0, detail: { consumers: runners.length, behind } };
+  });
+  // Search vectors: embedded by a catch-up pass once the consumers have caught up (text is
+  // searchable by keyword first); semantic search opens when that backlog is done (/readyz info).
+  platform.search.startVectors({
+    fill: config.roles.has('projectors'),
+    indexingCaughtUp: async () => Object.keys(await behindTargets()).length === 0,
+    logger,
   });
 
   readiness.add('state-store', async () => {

@@ -38,12 +38,13 @@ export function pipelineSteps(platform: Platform): PipelineStep[] {
     // deliveries.requested → the senders' durable schedule (worked by the dispatcher, infra/service.ts)
     { role: 'senders', definition: senderSchedulerStep(platform.delivery, platform.state) },
     { role: 'projectors', definition: deliveryAttemptsProjector(platform.state) },
-    // episode events → the search index (lines, segments, clips; vectors from the embeddings model)
+    // episode events → the search index (lines, segments, clips); their vectors are filled in
+    // afterwards by the search runtime's vector filler (projections/search/search-vector-filler.ts)
     {
       role: 'projectors',
       definition: searchProjector({
         index: () => platform.search.searchIndex,
-        embeddings: () => platform.search.indexingEmbeddings(),
+        onIndexed: () => platform.search.notifyIndexed(),
         logger: platform.logger,
       }),
     },

@@ -6,7 +6,9 @@ import { EpisodeQueries } from '../../projections/analytics/episode-queries.ts';
 import type { EntityRow, PodcastRow, PublisherRow } from '../../projections/catalog/catalog-reader.ts';
 import { decodeCursor, ListEnvelope, pageOf, pageQuery } from '../pagination.ts';
 import { parseIncludes } from '../premium.ts';
+import { invalidParameter } from '../problem.ts';
 import { Timestamp, withProblems } from '../schemas.ts';
+import { MatchQualitySchema } from '../search/views.ts';
 import { type AnalyticsRouteOptions, notFound } from '../views/analytics.ts';
 import { RankingRecord, rankingRecords } from './rankings.ts';
 
@@ -211,6 +213,14 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
       }),
     ),
     category: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'category slug' })),
+    q: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 500,
+        description:
+          'podcast name to search for: answers as GET /v1/podcasts/search does (ranked by match, not with the other filters)',
+      }),
+    ),
     ...pageQuery(),
   });
   const POD_POSITION = Type.Object({ p: Type.Number(), id: Type.String() });
@@ -221,13 +231,33 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
       config: { billable: { priceCents: 1 } },
       schema: {
         tags: ['podcasts'],
-        summary: 'Podcasts, most popular first',
+        summary: 'Podcasts, most popular first (with q: podcasts by name, best match first)',
         querystring: PodcastListQuery,
-        response: withProblems({ 200: ListEnvelope(Podcast) }),
+        response: withProblems({
+          200: ListEnvelope(
+            Type.Object({
+              ...Podcast.properties,
+              match_quality: Type.Optional(MatchQualitySchema),
+            }),
+          ),
+        }),
       },
     },
     async (request) => {
       const q = request.query as Static<typeof PodcastListQuery>;
+      if (q.q !== undefined) {
+        // Kept from when this path searched by name; the same results as /v1/podcasts/search.
+        for (const name of ['publisher_id', 'language', 'category'] as const) {
+          if (q[name] !== undefined)
+            throw invalidParameter(`query.${name}`, 'cannot be combined with q', q[name]);
+        }
+        if (!opts.searchPodcasts) throw notFound('query.q', 'podcast search is not served here', q.q);
+        return (await opts.searchPodcasts({
+          q: q.q,
+          ...(q.limit !== undefined ? { limit: q.limit } : {}),
+          ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
+        })) as { data: Static<typeof Podcast>[]; has_more: boolean };
+      }
       const endpoint = 'podcasts';
       const limit = q.limit ?? 25;
       const after = decodeCursor(endpoint, q.cursor, POD_POSITION);

@@ -12,7 +12,7 @@ export interface SearchServices {
   state: Queryable;
   /** The query-side embeddings port; undefined while no model is available. */
   embeddings(): EmbeddingsPort | undefined;
-  /** Why semantic search is unavailable, when it is. */
+  /** Why semantic search is unavailable (no model, or its vectors still catching up), when it is. */
   semanticUnavailableReason(): string | undefined;
   /** Query vectors kept for repeated queries (default 2000; 0 embeds every query). */
   queryCacheSize?: number;
@@ -28,12 +28,14 @@ export class QueryEmbedder {
 
   async embed(text: string, location: string): Promise<Float32Array> {
     const port = this.services.embeddings();
-    if (!port) {
-      const reason = this.services.semanticUnavailableReason() ?? 'no embeddings model is available';
+    const unavailable = this.services.semanticUnavailableReason();
+    if (!port || unavailable) {
+      const reason = unavailable ?? 'no embeddings model is available';
       throw problem('semantic_search_unavailable', `Semantic search is unavailable: ${reason}.`, {
         errors: [{ location, message: 'needs semantic search, which is unavailable', value: text }],
         resolve: {
-          message: 'Search with keyword_search meanwhile; semantic search returns once the model is loaded.',
+          message:
+            'Search with keyword_search meanwhile; semantic search answers once the model is loaded and the indexed lines are embedded (GET /readyz: info.search).',
           action: 'use_keyword_search',
         },
         headers: { 'retry-after': '60' },

@@ -24,6 +24,8 @@ export interface AnalyticsRouteOptions {
   catalog: CatalogReader;
   state: StateStore;
   dashboardUrl: string;
+  /** Podcast search by name (api/search/name-search.ts): what `GET /v1/podcasts?q=` answers with. */
+  searchPodcasts?: (p: { q: string; limit?: number; cursor?: string }) => Promise<unknown>;
 }
 
 export const ROLE_VALUES = ['guest', 'host', 'panelist', 'correspondent', 'mention'] as const;

@@ -10,17 +10,33 @@ import {
   PhraseQuery,
   type Table,
 } from '@lancedb/lancedb';
-import { Bool, Field, FixedSizeList, Float32, Float64, Int32, List, Schema, Utf8 } from 'apache-arrow';
+import {
+  Table as ArrowTable,
+  Bool,
+  Field,
+  FixedSizeList,
+  Float32,
+  Float64,
+  Int32,
+  List,
+  makeData,
+  makeVector,
+  Schema,
+  Utf8,
+  vectorFromArray,
+} from 'apache-arrow';
 import { fuzziness, namePrefixes } from './name-match.ts';
 import type {
   ClipDoc,
   ClipHit,
   ClipOrder,
+  ClipSource,
   EpisodeDocs,
   EpisodePart,
   IndexStats,
   KeywordQuery,
   LineHit,
+  LineSource,
   NameDoc,
   NameHit,
   NameQuery,
@@ -28,6 +44,8 @@ import type {
   SearchIndex,
   SearchIndexOptions,
   SegmentDoc,
+  VectorBacklog,
+  VectorUpdate,
 } from './search-index.ts';
 import { analyze } from './text-analysis.ts';
 
@@ -202,6 +220,38 @@ function keywordFts(q: KeywordQuery, column: string): FullTextQuery {
   return new BooleanQuery(must);
 }
 
+/** The rows of a vector update as one Arrow table (vectors copied into one buffer, no per-number boxing). */
+function vectorTable(updates: VectorUpdate[], dims: number): ArrowTable {
+  const flat = new Float32Array(updates.length * dims);
+  updates.forEach((u, i) => {
+    if (u.vector.length !== dims)
+      throw new Error(`a ${u.vector.length}-dimension vector for a ${dims}-dimension index`);
+    flat.set(u.vector, i * dims);
+  });
+  const child = makeData({ type: new Float32(), length: flat.length, data: flat });
+  const vectors = makeData({
+    type: new FixedSizeList(dims, new Field('item', new Float32(), true)),
+    length: updates.length,
+    nullCount: 0,
+    child,
+  });
+  return new ArrowTable({
+    id: vectorFromArray(
+      updates.map((u) => u.id),
+      new Utf8(),
+    ),
+    has_vector: vectorFromArray(
+      updates.map(() => true),
+      new Bool(),
+    ),
+    vector_key: vectorFromArray(
+      updates.map((u) => u.vector_key),
+      new Utf8(),
+    ),
+    vector: makeVector(vectors),
+  });
+}
+
 function chunks<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
@@ -234,6 +284,11 @@ export class LanceDbSearchIndex implements SearchIndex {
   private readonly opts: Required<Omit<LanceDbSearchIndexOptions, 'dimensions' | 'model'>>;
   private refreshTimer?: NodeJS.Timeout;
   private closed = false;
+  /**
+   * Writers of episode rows (the projector's replacements, the vector filler's updates) take turns:
+   * two commits touching the same fragments conflict, and the loser re-runs its whole merge.
+   */
+  private writing: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly dir: string,
@@ -384,7 +439,17 @@ export class LanceDbSearchIndex implements SearchIndex {
     return out;
   }
 
-  async replaceEpisodes(batch: EpisodeDocs[]): Promise<void> {
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.writing.catch(() => {}).then(work);
+    this.writing = run;
+    return run;
+  }
+
+  replaceEpisodes(batch: EpisodeDocs[]): Promise<void> {
+    return this.exclusive(() => this.replaceEpisodesNow(batch));
+  }
+
+  private async replaceEpisodesNow(batch: EpisodeDocs[]): Promise<void> {
     if (batch.length === 0) return;
     const ids = batch.map((b) => b.episode_id);
     const vector = (v: Float32Array | null) => (v ? Array.from(v) : null);
@@ -474,7 +539,8 @@ export class LanceDbSearchIndex implements SearchIndex {
   refresh(): Promise<void> {
     clearTimeout(this.refreshTimer);
     this.refreshTimer = undefined;
-    this.refreshing = this.refreshing.catch(() => {}).then(() => this.refreshNow());
+    // Compaction rewrites the fragments the writers touch: it takes its turn with them.
+    this.refreshing = this.refreshing.catch(() => {}).then(() => this.exclusive(() => this.refreshNow()));
     return this.refreshing;
   }
 
@@ -545,6 +611,92 @@ export class LanceDbSearchIndex implements SearchIndex {
     fs.writeFileSync(path.join(this.dir, META_FILE), JSON.stringify(this.meta));
   }
 
+  async pendingVectorEpisodes(limit: number): Promise<string[]> {
+    const out = new Set<string>();
+    for (const name of ['lines', 'clips'] as const) {
+      // Rows of one episode sit together, so a few thousand rows name enough episodes.
+      const rows = await this.table(name)
+        .query()
+        .where('NOT has_vector')
+        .select(['episode_id'])
+        .limit(Math.max(limit * 200, 1000))
+        .toArray();
+      for (const r of rows) {
+        if (out.size >= limit) break;
+        out.add(r.episode_id);
+      }
+    }
+    return [...out];
+  }
+
+  async vectorSources(episodeIds: string[]): Promise<{ lines: LineSource[]; clips: ClipSource[] }> {
+    const lines: LineSource[] = [];
+    const clips: ClipSource[] = [];
+    for (const ids of chunks([...new Set(episodeIds)], 500)) {
+      const where = inList('episode_id', ids);
+      for (const r of await this.table('lines')
+        .query()
+        .where(where)
+        .select(['id', 'episode_id', 'segment_id', 'number', 'text', 'vector_key', 'has_vector'])
+        .toArray()) {
+        lines.push({
+          id: r.id,
+          episode_id: r.episode_id,
+          segment_id: r.segment_id,
+          number: r.number,
+          text: r.text,
+          vector_key: r.vector_key ?? null,
+          has_vector: r.has_vector,
+        });
+      }
+      for (const r of await this.table('clips')
+        .query()
+        .where(where)
+        .select(['id', 'episode_id', 'text', 'vector_key', 'has_vector'])
+        .toArray()) {
+        clips.push({
+          id: r.id,
+          episode_id: r.episode_id,
+          text: r.text,
+          vector_key: r.vector_key ?? null,
+          has_vector: r.has_vector,
+        });
+      }
+    }
+    return { lines, clips };
+  }
+
+  putVectors(kind: 'lines' | 'clips', updates: VectorUpdate[]): Promise<number> {
+    return this.exclusive(() => this.putVectorsNow(kind, updates));
+  }
+
+  private async putVectorsNow(kind: 'lines' | 'clips', updates: VectorUpdate[]): Promise<number> {
+    if (updates.length === 0) return 0;
+    const latest = new Map(updates.map((u) => [u.id, u]));
+    // Only the vector columns are written; a row replaced by the projector since it was read
+    // carries another key (or already a vector) and is left as it is.
+    const result = await this.table(kind)
+      .mergeInsert('id')
+      // The indexed join (clips have a B-tree on id) panics on a merge of a subset of the columns
+      // in this LanceDB version; the scan join is exact and fast enough for a pass.
+      .useIndex(false)
+      .whenMatchedUpdateAll({
+        where:
+          '(target.vector_key = source.vector_key OR target.vector_key IS NULL) AND NOT target.has_vector',
+      })
+      .execute(vectorTable([...latest.values()], this.meta!.dimensions));
+    this.dirty.add(kind);
+    return result.numUpdatedRows;
+  }
+
+  async vectorBacklog(): Promise<VectorBacklog> {
+    const [lines, clips] = await Promise.all([
+      this.table('lines').countRows('NOT has_vector'),
+      this.table('clips').countRows('NOT has_vector'),
+    ]);
+    return { lines, clips };
+  }
+
   async keywordLines(query: KeywordQuery, filter: SearchFilter, limit: number): Promise<LineHit[]> {
     let q = this.table('lines').query().fullTextSearch(keywordFts(query, 'text'));
     const where = filterSql('lines', filter);
@@ -570,7 +722,7 @@ export class LanceDbSearchIndex implements SearchIndex {
       .nprobes(20)
       .refineFactor(2);
     const where = filterSql('lines', filter);
-    if (where) q = q.where(where);
+    if (where) q = q.where(where); // rows without a vector are never candidates
     const columns = ['id', 'segment_id', 'episode_id', 'number', 'published_at', '_distance'];
     if (options.withVectors) columns.push('text', 'vector');
     const rows = await q.select(columns).limit(limit).toArray();

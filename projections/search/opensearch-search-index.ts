@@ -4,11 +4,13 @@ import type {
   ClipDoc,
   ClipHit,
   ClipOrder,
+  ClipSource,
   EpisodeDocs,
   EpisodePart,
   IndexStats,
   KeywordQuery,
   LineHit,
+  LineSource,
   NameDoc,
   NameHit,
   NameQuery,
@@ -16,6 +18,8 @@ import type {
   SearchIndex,
   SearchIndexOptions,
   SegmentDoc,
+  VectorBacklog,
+  VectorUpdate,
 } from './search-index.ts';
 import { analyze } from './text-analysis.ts';
 
@@ -480,6 +484,115 @@ export class OpenSearchSearchIndex implements SearchIndex {
   async refresh(): Promise<void> {
     this.unrefreshed = false;
     await this.client.indices.refresh({ index: DATA_INDEXES.map((i) => this.name(i)).join(',') });
+  }
+
+  async pendingVectorEpisodes(limit: number): Promise<string[]> {
+    await this.refreshIfNeeded();
+    const res = await this.client.search({
+      index: `${this.name('lines')},${this.name('clips')}`,
+      body: {
+        size: 0,
+        query: { bool: { filter: [{ term: { has_vector: false } }] } },
+        aggs: { episodes: { terms: { field: 'episode_id', size: limit } } },
+      } as Json,
+    });
+    return (res.body as Json).aggregations.episodes.buckets.map((b: Json) => b.key as string);
+  }
+
+  /** Every document of `index` matching `query`, in id order, `fields` of its source. */
+  private async scan(index: IndexName, query: Json, fields: string[]): Promise<Json[]> {
+    const out: Json[] = [];
+    let searchAfter: Json[] | undefined;
+    for (;;) {
+      const hits = await this.search(index, {
+        size: 5000,
+        track_total_hits: false,
+        _source: fields,
+        query,
+        sort: [{ id: 'asc' }],
+        ...(searchAfter ? { search_after: searchAfter } : {}),
+      });
+      for (const h of hits) out.push(h._source);
+      if (hits.length < 5000) return out;
+      searchAfter = hits.at(-1).sort;
+    }
+  }
+
+  async vectorSources(episodeIds: string[]): Promise<{ lines: LineSource[]; clips: ClipSource[] }> {
+    await this.refreshIfNeeded();
+    const lines: LineSource[] = [];
+    const clips: ClipSource[] = [];
+    for (const ids of chunks([...new Set(episodeIds)], 100)) {
+      const query = { bool: { filter: [{ terms: { episode_id: ids } }] } };
+      for (const l of await this.scan('lines', query, [
+        'id',
+        'episode_id',
+        'segment_id',
+        'number',
+        'text',
+        'vector_key',
+        'has_vector',
+      ])) {
+        lines.push({ ...l, vector_key: l.vector_key ?? null, has_vector: l.has_vector === true });
+      }
+      for (const c of await this.scan('clips', query, [
+        'id',
+        'episode_id',
+        'text',
+        'vector_key',
+        'has_vector',
+      ])) {
+        clips.push({ ...c, vector_key: c.vector_key ?? null, has_vector: c.has_vector === true });
+      }
+    }
+    return { lines, clips };
+  }
+
+  async putVectors(kind: 'lines' | 'clips', updates: VectorUpdate[]): Promise<number> {
+    if (updates.length === 0) return 0;
+    // The same condition as LanceDB's merge: a row replaced since it was read carries another key
+    // (or a vector already) and the update leaves it alone; a deleted row is skipped.
+    const script = `if (ctx._source.has_vector != true && (ctx._source.vector_key == null || ctx._source.vector_key == params.key)) { ctx._source.vector = params.vector; ctx._source.vector_key = params.key; ctx._source.has_vector = true } else { ctx.op = 'noop' }`;
+    let updated = 0;
+    for (const part of chunks(updates, 500)) {
+      const body: Json[] = [];
+      for (const u of part) {
+        body.push(
+          { update: { _id: u.id, retry_on_conflict: 3 } },
+          {
+            script: {
+              source: script,
+              lang: 'painless',
+              params: { key: u.vector_key, vector: Array.from(u.vector) },
+            },
+          },
+        );
+      }
+      const res = await this.client.bulk({ index: this.name(kind), body });
+      for (const item of (res.body as Json).items) {
+        const r = item.update;
+        if (r?.result === 'updated') updated++;
+        else if (r?.error && r.status !== 404) {
+          throw new Error(`vector update in ${this.name(kind)} failed: ${JSON.stringify(r.error)}`);
+        }
+      }
+    }
+    this.unrefreshed = true;
+    return updated;
+  }
+
+  async vectorBacklog(): Promise<VectorBacklog> {
+    const count = async (index: IndexName) =>
+      (
+        (
+          await this.client.count({
+            index: this.name(index),
+            body: { query: { term: { has_vector: false } } },
+          })
+        ).body as Json
+      ).count as number;
+    const [lines, clips] = await Promise.all([count('lines'), count('clips')]);
+    return { lines, clips };
   }
 
   async keywordLines(query: KeywordQuery, filter: SearchFilter, limit: number): Promise<LineHit[]> {

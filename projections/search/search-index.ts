@@ -250,6 +250,39 @@ export interface NameHit {
 
 export type ClipOrder = 'engagement' | 'recency';
 
+/** A line as the vector filler reads it: enough to compute its contextual vector. */
+export interface LineSource {
+  id: string;
+  episode_id: string;
+  segment_id: string;
+  number: number;
+  text: string;
+  vector_key: string | null;
+  has_vector: boolean;
+}
+
+export interface ClipSource {
+  id: string;
+  episode_id: string;
+  text: string;
+  vector_key: string | null;
+  has_vector: boolean;
+}
+
+/** A vector for one line or clip, valid only while the row still carries `vector_key`. */
+export interface VectorUpdate {
+  id: string;
+  vector_key: string;
+  vector: Float32Array;
+}
+
+export interface VectorBacklog {
+  /** Lines without a vector. */
+  lines: number;
+  /** Clips without a vector. */
+  clips: number;
+}
+
 export interface IndexStats {
   lines: number;
   linesWithVectors: number;
@@ -288,6 +321,21 @@ export interface SearchIndex {
    * an index refresh can take long on a big table and must not hold the stream up).
    */
   scheduleRefresh(): void;
+
+  /**
+   * Episodes (at most `limit`) holding lines or clips without a vector: the vector filler's next
+   * work. Rows get their vectors after they are indexed (search-vector-filler.ts).
+   */
+  pendingVectorEpisodes(limit: number): Promise<string[]>;
+  /** Every line and clip of these episodes with its text, vector key and whether it has a vector. */
+  vectorSources(episodeIds: string[]): Promise<{ lines: LineSource[]; clips: ClipSource[] }>;
+  /**
+   * Gives vectors to lines or clips that have none and still carry the update's `vector_key` (or
+   * no key); a row replaced meanwhile by a different one is left alone. Returns the rows updated.
+   */
+  putVectors(kind: 'lines' | 'clips', updates: VectorUpdate[]): Promise<number>;
+  /** Lines and clips still without a vector. */
+  vectorBacklog(): Promise<VectorBacklog>;
 
   keywordLines(query: KeywordQuery, filter: SearchFilter, limit: number): Promise<LineHit[]>;
   /** Lines by dot product with `vector`; `withVectors` adds each hit's text and vector. */

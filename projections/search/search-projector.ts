@@ -3,10 +3,9 @@ import type { ProcessorDefinition } from '../../processors/consumer-runner.ts';
 import { ok, skip } from '../../processors/step-result.ts';
 import type { Entity, Podcast } from '../../schemas/generated/index.ts';
 import { TOPICS } from '../../schemas/topics.ts';
-import type { EmbeddingsPort } from '../embeddings/embeddings-port.ts';
 import { buildEpisodeDocs, compactPart, type EpisodePartName, parseParts } from './episode-documents.ts';
-import type { EpisodeDocs, EpisodePart, LineDoc, NameDoc, SearchIndex } from './search-index.ts';
-import { clipVectorKey, contextualVectors, lineVectorKey } from './vectors.ts';
+import type { EpisodeDocs, EpisodePart, NameDoc, SearchIndex } from './search-index.ts';
+import { clipVectorKey, lineVectorKey } from './vectors.ts';
 
 const PART_BY_TOPIC: Record<string, EpisodePartName> = {
   [TOPICS.episodes.name]: 'episode',
@@ -48,47 +47,71 @@ export class VectorCache {
 export interface SearchProjectorStats {
   episodesIndexed: number;
   linesIndexed: number;
+  /** Distinct texts the vector filler had the model embed. */
   textsEmbedded: number;
+  /** Vectors kept from the index when an episode was rebuilt with the same text in the same context. */
   vectorsReused: number;
+  /** Line and clip vectors the vector filler wrote. */
+  vectorsWritten: number;
+  /** Time in the model (vector filler). */
   embedMs: number;
+  /** Time writing documents (projector) and vectors (filler). */
   writeMs: number;
+}
+
+export function emptySearchStats(): SearchProjectorStats {
+  return {
+    episodesIndexed: 0,
+    linesIndexed: 0,
+    textsEmbedded: 0,
+    vectorsReused: 0,
+    vectorsWritten: 0,
+    embedMs: 0,
+    writeMs: 0,
+  };
 }
 
 export interface SearchProjectorOptions {
   /** The index, read when the first batch is written (it is opened after the steps are listed). */
   index: () => SearchIndex;
-  /** The embeddings port for indexing, or undefined when no model is available (no vectors). */
-  embeddings: () => EmbeddingsPort | undefined;
+  /** Called after each batch is written (wakes the vector filler). */
+  onIndexed?: () => void;
   logger?: Logger;
-  /** Texts whose vectors are kept in memory for reuse (default 50,000, about 77 MB at 384 dims). */
-  cacheSize?: number;
-  /** A cache to share (e.g. between two projectors of one process); overrides `cacheSize`. */
-  cache?: VectorCache;
-  /** Texts per embeddings call. */
-  embedBatch?: number;
   stats?: SearchProjectorStats;
 }
 
 export interface PartItem extends EpisodePart {}
 
+/** Lines grouped by segment, each group in line order: the unit contextual vectors are computed over. */
+export function segmentRuns<T extends { segment_id: string; number: number }>(lines: T[]): T[][] {
+  const bySegment = new Map<string, T[]>();
+  for (const l of lines) {
+    let run = bySegment.get(l.segment_id);
+    if (!run) {
+      run = [];
+      bySegment.set(l.segment_id, run);
+    }
+    run.push(l);
+  }
+  const runs = [...bySegment.values()];
+  for (const run of runs) run.sort((a, b) => a.number - b.number);
+  return runs;
+}
+
 /**
  * Projects episode events (published, transcript, segments, clips, mentions, speakers) into the
  * search index. Each event replaces its episode's stored part; the episode's documents are then
  * rebuilt from all its parts and replace the old ones, so any arrival order and any replay give
- * the same index. Line vectors are contextual (vectors.ts); a vector the index already holds for
- * the same text in the same context is kept, own embeddings come from memory when the text was
- * embedded before, and from the model otherwise.
+ * the same index.
+ *
+ * The projector never waits for the embeddings model: every line and clip is keyed by what its
+ * vector would be computed from (vectors.ts), a vector the index already holds under the same key
+ * is kept, and the rest are written without one. The vector filler (search-vector-filler.ts) then
+ * embeds those rows and sets their vectors, so keyword search is current as soon as the events
+ * are indexed and semantic search follows.
  */
 export function searchProjector(options: SearchProjectorOptions): ProcessorDefinition<unknown, PartItem> {
-  const cache = options.cache ?? new VectorCache(options.cacheSize ?? 50_000);
-  const stats = options.stats ?? {
-    episodesIndexed: 0,
-    linesIndexed: 0,
-    textsEmbedded: 0,
-    vectorsReused: 0,
-    embedMs: 0,
-    writeMs: 0,
-  };
+  const stats = options.stats ?? emptySearchStats();
   return {
     name: 'search-projector',
     groupId: 'projector.search',
@@ -122,95 +145,48 @@ export function searchProjector(options: SearchProjectorOptions): ProcessorDefin
           if (docs) batch.push(docs);
         }
         if (batch.length === 0) return;
-        const port = options.embeddings();
-        if (port) {
-          const started = performance.now();
-          await fillVectors(batch, port, index, cache, options.embedBatch ?? 256, stats);
-          stats.embedMs += performance.now() - started;
-        }
         const started = performance.now();
+        await keepStoredVectors(batch, index, stats);
         await index.replaceEpisodes(batch);
         index.scheduleRefresh();
         stats.writeMs += performance.now() - started;
         stats.episodesIndexed += batch.length;
         stats.linesIndexed += batch.reduce((n, b) => n + b.lines.length, 0);
+        options.onIndexed?.();
       },
     },
   };
 }
 
-async function fillVectors(
+/** Keys every line and clip by what its vector is computed from, and keeps the vectors the index has. */
+async function keepStoredVectors(
   batch: EpisodeDocs[],
-  port: EmbeddingsPort,
   index: SearchIndex,
-  cache: VectorCache,
-  embedBatch: number,
   stats: SearchProjectorStats,
 ): Promise<void> {
-  // Each segment's lines, in order: the unit contextual vectors are computed over.
-  const segments: LineDoc[][] = [];
   for (const b of batch) {
-    let current: LineDoc[] = [];
-    for (const l of b.lines) {
-      if (current.length > 0 && current[0]!.segment_id !== l.segment_id) {
-        segments.push(current);
-        current = [];
-      }
-      current.push(l);
+    for (const lines of segmentRuns(b.lines)) {
+      const texts = lines.map((l) => l.text);
+      lines.forEach((l, i) => {
+        l.vector_key = lineVectorKey(texts, i);
+      });
     }
-    if (current.length > 0) segments.push(current);
-    for (const c of b.clips) c.vector_key = clipVectorKey(port.model, c.text);
+    for (const c of b.clips) c.vector_key = clipVectorKey(c.text);
   }
-  for (const lines of segments) {
-    const texts = lines.map((l) => l.text);
-    lines.forEach((l, i) => {
-      l.vector_key = lineVectorKey(port.model, texts, i);
-    });
-  }
-
-  // Vectors this index already holds for the same text in the same context are kept.
   const stored = await index.storedVectors(batch.map((b) => b.episode_id));
-  const dims = port.dimensions;
-  const reuse = (doc: { vector_key: string | null; vector: Float32Array | null }) => {
+  if (stored.size === 0) return;
+  const dims = index.dimensions;
+  const keep = (doc: { vector_key: string | null; vector: Float32Array | null }) => {
     const v = doc.vector_key ? stored.get(doc.vector_key) : undefined;
     if (v && v.length === dims) {
       doc.vector = v;
       stats.vectorsReused++;
-      return true;
     }
-    return false;
   };
-  const pendingSegments = segments.filter((lines) => lines.map(reuse).includes(false));
-  const pendingClips = batch.flatMap((b) => b.clips).filter((c) => !reuse(c));
-
-  // Own embeddings of every text still needed: from memory, else from the model.
-  const own = new Map<string, Float32Array>();
-  const missing = new Set<string>();
-  const want = (text: string) => {
-    if (own.has(text) || missing.has(text)) return;
-    const v = cache.get(text);
-    if (v) own.set(text, v);
-    else missing.add(text);
-  };
-  for (const lines of pendingSegments) for (const l of lines) want(l.text);
-  for (const c of pendingClips) want(c.text);
-  const texts = [...missing];
-  for (let i = 0; i < texts.length; i += embedBatch) {
-    const chunk = texts.slice(i, i + embedBatch);
-    const vectors = await port.embed(chunk);
-    chunk.forEach((text, k) => {
-      own.set(text, vectors[k]!);
-      cache.set(text, vectors[k]!);
-    });
-    stats.textsEmbedded += chunk.length;
+  for (const b of batch) {
+    for (const l of b.lines) keep(l);
+    for (const c of b.clips) keep(c);
   }
-  for (const lines of pendingSegments) {
-    const contextual = contextualVectors(lines.map((l) => own.get(l.text)!));
-    lines.forEach((l, i) => {
-      l.vector = contextual[i]!;
-    });
-  }
-  for (const c of pendingClips) c.vector = own.get(c.text)!;
 }
 
 // --- names ------------------------------------------------------------------------------------

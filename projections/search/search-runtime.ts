@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { EmbeddingsPort } from '../embeddings/embeddings-port.ts';
-import type { SearchIndex, SearchIndexOptions } from './search-index.ts';
+import type { SearchIndex, SearchIndexOptions, VectorBacklog } from './search-index.ts';
+import { VectorFiller } from './search-vector-filler.ts';
 
 export interface OpenedSearchEmbeddings {
   /** For query strings, on the API's thread. */
@@ -22,13 +23,37 @@ export interface SearchRuntimeFactories {
   }): Promise<OpenedSearchEmbeddings>;
 }
 
+/**
+ * `ready`: semantic requests are answered; `catching_up`: a model is loaded and the vector filler is
+ * embedding what was indexed before (semantic requests answer 503 until that backlog is done);
+ * `unavailable`: no model.
+ */
+export type SemanticState = 'ready' | 'catching_up' | 'unavailable';
+
 export interface SearchStatus {
   engine: string | undefined;
   keyword: boolean;
+  /** Whether semantic (and hybrid) requests are answered now. */
   semantic: boolean;
+  semantic_state: SemanticState;
+  /** Lines and clips still waiting for their vector, as last counted. */
+  vector_backlog?: VectorBacklog;
   model?: string;
   dimensions?: number;
   reason?: string;
+}
+
+export interface StartVectorsOptions {
+  /** Run the vector filler in this process (the projectors role). */
+  fill: boolean;
+  /**
+   * True once the search projector has indexed what was ingested when the service started; the
+   * filler starts then (keyword indexing first), and semantic search waits for it.
+   */
+  indexingCaughtUp: () => Promise<boolean>;
+  logger: Logger;
+  /** How often the backlog is counted while catching up (default 1000 ms; 10× that afterwards). */
+  pollMs?: number;
 }
 
 /**
@@ -41,6 +66,14 @@ export class SearchRuntime {
   private index?: SearchIndex;
   private embeddings: OpenedSearchEmbeddings = {};
   private reason?: string = 'the search index is not open yet';
+  private filler?: VectorFiller;
+  private monitor?: NodeJS.Timeout;
+  private backlog?: VectorBacklog;
+  /** Latched once the backlog left by indexing has been embedded. */
+  private vectorsReady = false;
+  private fetching?: Promise<void>;
+  private closing = false;
+  private poke: () => void = () => {};
 
   constructor(private readonly factories: SearchRuntimeFactories) {}
 
@@ -51,24 +84,118 @@ export class SearchRuntime {
     logger: Logger;
   }): Promise<void> {
     const started = Date.now();
-    this.embeddings = await this.factories.openEmbeddings(options);
+    // A model that is cached (or a server) opens in about a second; a download runs in the
+    // background so that keyword search does not wait for it.
+    this.embeddings = await this.factories.openEmbeddings({ ...options, fetchIfMissing: false });
     const port = this.embeddings.query ?? this.embeddings.indexing;
     const index = this.factories.createIndex(port ? { dimensions: port.dimensions, model: port.model } : {});
     await index.open();
     this.index = index;
     this.reason = this.embeddings.reason;
-    if (port && (index.dimensions !== port.dimensions || (index.model && index.model !== port.model))) {
-      this.reason =
-        `the search index holds ${index.dimensions}-dimension vectors of ${index.model ?? 'another model'}, ` +
-        `not of ${port.model} (${port.dimensions}); rebuild the search projection to switch models`;
-      await this.closeEmbeddings();
-    }
+    this.checkModel(options.logger);
     const status = this.status();
-    if (status.semantic) {
-      options.logger.info({ ...status, startupMs: Date.now() - started }, 'search ready');
+    if (port) {
+      options.logger.info({ ...status, startupMs: Date.now() - started }, 'search index open');
+    } else if (options.fetchIfMissing && (options.query || options.indexing)) {
+      this.reason = 'the embeddings model is being fetched';
+      this.fetching = this.factories
+        .openEmbeddings(options)
+        .then(async (opened) => {
+          if (this.closing) {
+            await opened.query?.close();
+            if (opened.indexing !== opened.query) await opened.indexing?.close();
+            return;
+          }
+          this.embeddings = opened;
+          this.reason = opened.reason;
+          this.checkModel(options.logger);
+          const after = this.status();
+          if (after.semantic_state === 'unavailable') {
+            options.logger.warn({ ...after }, 'semantic search unavailable; keyword search works');
+          } else {
+            options.logger.info(
+              { ...after, fetchMs: Date.now() - started },
+              'embeddings model fetched and loaded',
+            );
+            this.poke();
+          }
+        })
+        .catch((err: unknown) => {
+          this.reason = `the embeddings model could not be loaded: ${(err as Error).message}`;
+          options.logger.warn({ err }, 'semantic search unavailable; keyword search works');
+        });
+      options.logger.info({ ...this.status() }, 'search index open; fetching the embeddings model');
     } else {
       options.logger.warn({ ...status }, 'semantic search unavailable; keyword search works');
     }
+  }
+
+  /** Refuses vectors of a model the index was not built with. */
+  private checkModel(logger: Logger): void {
+    const port = this.embeddings.query ?? this.embeddings.indexing;
+    const index = this.index;
+    if (!port || !index) return;
+    if (index.dimensions !== port.dimensions || (index.model && index.model !== port.model)) {
+      this.reason =
+        `the search index holds ${index.dimensions}-dimension vectors of ${index.model ?? 'another model'}, ` +
+        `not of ${port.model} (${port.dimensions}); rebuild the search projection to switch models`;
+      void this.closeEmbeddings().catch((err: unknown) => logger.warn({ err }, 'closing the model failed'));
+    }
+  }
+
+  /**
+   * Vectors: counts the lines and clips still without a vector, runs the vector filler when
+   * `fill`, and opens semantic search once the backlog left by indexing is done. Keyword search
+   * needs none of this.
+   */
+  startVectors(options: StartVectorsOptions): void {
+    if (this.monitor || !this.index) return;
+    const index = this.index;
+    if (options.fill) {
+      this.filler = new VectorFiller({
+        index: () => index,
+        embeddings: () => this.embeddings.indexing,
+        logger: options.logger,
+      });
+    }
+    const poll = options.pollMs ?? 1000;
+    const started = Date.now();
+    let indexed = false;
+    const tick = async () => {
+      if (!indexed) indexed = await options.indexingCaughtUp();
+      if (indexed) this.filler?.start();
+      if (!this.embeddings.query && !this.embeddings.indexing) return;
+      this.backlog = await index.vectorBacklog();
+      if (!this.vectorsReady && indexed && this.backlog.lines + this.backlog.clips === 0) {
+        this.vectorsReady = true;
+        options.logger.info(
+          { ...this.status(), catchUpMs: Date.now() - started, vectors: this.filler?.stats },
+          'semantic search ready',
+        );
+      }
+    };
+    const loop = () => {
+      this.monitor = setTimeout(
+        () => {
+          tick()
+            .catch((err: unknown) => options.logger.warn({ err }, 'counting the vector backlog failed'))
+            .finally(() => {
+              if (this.monitor) loop();
+            });
+        },
+        this.vectorsReady ? poll * 10 : poll,
+      );
+      this.monitor.unref();
+    };
+    this.poke = () => {
+      this.filler?.wake();
+    };
+    loop();
+  }
+
+  /** New rows were indexed: the filler starts its next pass now. */
+  notifyIndexed(): void {
+    this.filler?.wake();
   }
 
   get searchIndex(): SearchIndex {
@@ -90,22 +217,38 @@ export class SearchRuntime {
 
   /** Why semantic search is unavailable; undefined when it works. */
   unavailableReason(): string | undefined {
-    return this.embeddings.query || this.embeddings.indexing ? undefined : this.reason;
+    const state = this.semanticState();
+    if (state === 'ready') return undefined;
+    if (state === 'unavailable') return this.reason ?? 'no embeddings model';
+    const b = this.backlog;
+    return b
+      ? `the search index is still embedding what it indexed before the model was ready (${b.lines} lines and ${b.clips} clips to go)`
+      : 'the search index is still embedding what it indexed before the model was ready';
+  }
+
+  semanticState(): SemanticState {
+    if (!this.index || (!this.embeddings.query && !this.embeddings.indexing)) return 'unavailable';
+    // Without startVectors (a process that only reads, e.g. tests), vectors are taken as they are.
+    if (this.monitor === undefined) return 'ready';
+    return this.vectorsReady ? 'ready' : 'catching_up';
   }
 
   status(): SearchStatus {
     const port = this.embeddings.query ?? this.embeddings.indexing;
+    const state = this.semanticState();
     const out: SearchStatus = {
       engine: this.index?.kind,
       keyword: this.index !== undefined,
-      semantic: this.index !== undefined && port !== undefined,
+      semantic: state === 'ready',
+      semantic_state: state,
     };
+    if (this.backlog) out.vector_backlog = this.backlog;
     if (port) {
       out.model = port.model;
       out.dimensions = port.dimensions;
-    } else {
-      out.reason = this.reason ?? 'no embeddings model';
     }
+    const reason = this.unavailableReason();
+    if (reason) out.reason = reason;
     return out;
   }
 
@@ -117,6 +260,11 @@ export class SearchRuntime {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
+    clearTimeout(this.monitor);
+    this.monitor = undefined;
+    await this.filler?.stop();
+    await this.fetching;
     await this.closeEmbeddings();
     await this.index?.close();
     this.index = undefined;

@@ -56,17 +56,23 @@ export function contextualVectors(own: Float32Array[]): Float32Array[] {
   });
 }
 
-/** The key a line's contextual vector is stored under: its model, recipe and window texts. */
-export function lineVectorKey(model: string, texts: string[], i: number): string {
+/**
+ * The key a line's contextual vector is stored under: the recipe, the line's place in its window
+ * and the window's texts. Keys do not name the model: an index holds vectors of one model only
+ * (its meta records which; search-runtime.ts refuses another), so the projector can key every
+ * line before any model is loaded and the vector filler can check that a row it read is the row
+ * it writes.
+ */
+export function lineVectorKey(texts: string[], i: number): string {
   const from = Math.max(0, i - CONTEXT_WINDOW);
   const to = Math.min(texts.length - 1, i + CONTEXT_WINDOW);
-  const h = createHash('sha1').update(`${model}\u0000${RECIPE}\u0000${i - from}`);
+  const h = createHash('sha1').update(`${RECIPE}\u0000${i - from}`);
   for (let j = from; j <= to; j++) h.update(`\u0000${texts[j]}`);
   return `l:${h.digest('base64url')}`;
 }
 
-export function clipVectorKey(model: string, text: string): string {
-  return `c:${createHash('sha1').update(`${model}\u0000${text}`).digest('base64url')}`;
+export function clipVectorKey(text: string): string {
+  return `c:${createHash('sha1').update(text).digest('base64url')}`;
 }
 
 /** Rocchio feedback: `query + PRF_WEIGHT · mean(feedback)`. */

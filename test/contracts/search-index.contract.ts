@@ -502,5 +502,96 @@ export function searchIndexContract(adapter: string, setup: () => Promise<Search
         nobody: 0,
       });
     });
+
+    it('fills vectors after indexing, only into rows that still carry the key they were read with', async () => {
+      // ep_c has one line and one clip without a vector; ep_d is indexed with keys but no vectors yet.
+      const d = episode('ep_d', {
+        podcast: 'pod_2',
+        day: 12,
+        segments: [
+          {
+            type: 'TOPIC_DISCUSSION',
+            lines: [{ text: 'Sourdough needs patience.' }, { text: 'And flour.' }],
+          },
+        ],
+      });
+      d.lines.forEach((l) => {
+        l.vector_key = `key:${l.text}`;
+      });
+      await index.replaceEpisodes([d]);
+      await index.refresh();
+      expect(await index.vectorBacklog()).toEqual({ lines: 3, clips: 1 });
+      expect(sorted(await index.pendingVectorEpisodes(10))).toEqual(['ep_c', 'ep_d']);
+      expect(await index.pendingVectorEpisodes(1)).toHaveLength(1);
+
+      const sources = await index.vectorSources(['ep_d', 'ep_c']);
+      expect(
+        sources.lines.filter((l) => l.episode_id === 'ep_d').sort((a, b) => a.number - b.number),
+      ).toEqual([
+        {
+          id: 'ep_d:1',
+          episode_id: 'ep_d',
+          segment_id: 'ep_d_s1',
+          number: 1,
+          text: 'Sourdough needs patience.',
+          vector_key: 'key:Sourdough needs patience.',
+          has_vector: false,
+        },
+        {
+          id: 'ep_d:2',
+          episode_id: 'ep_d',
+          segment_id: 'ep_d_s1',
+          number: 2,
+          text: 'And flour.',
+          vector_key: 'key:And flour.',
+          has_vector: false,
+        },
+      ]);
+      expect(sources.lines.find((l) => l.id === 'ep_c:1')).toMatchObject({ has_vector: true });
+      expect(sources.clips).toEqual([
+        { id: 'clip_c1', episode_id: 'ep_c', text: expect.any(String), vector_key: null, has_vector: false },
+      ]);
+
+      const food = unit(V.food);
+      // A key that is not the row's (the row was replaced since it was read): nothing is written.
+      expect(await index.putVectors('lines', [{ id: 'ep_d:1', vector_key: 'key:stale', vector: food }])).toBe(
+        0,
+      );
+      // A row that no longer exists: nothing is written, nothing is created.
+      expect(await index.putVectors('lines', [{ id: 'ep_d:9', vector_key: 'key:x', vector: food }])).toBe(0);
+      // The row's own key, and a row indexed without a key: written.
+      expect(
+        await index.putVectors('lines', [
+          { id: 'ep_d:1', vector_key: 'key:Sourdough needs patience.', vector: food },
+          { id: 'ep_c:2', vector_key: 'key:levain', vector: food },
+        ]),
+      ).toBe(2);
+      // A row with a vector keeps it.
+      expect(
+        await index.putVectors('lines', [
+          { id: 'ep_d:1', vector_key: 'key:Sourdough needs patience.', vector: unit(V.sport) },
+        ]),
+      ).toBe(0);
+      expect(await index.putVectors('clips', [{ id: 'clip_c1', vector_key: 'c:1', vector: food }])).toBe(1);
+      await index.refresh();
+
+      expect(await index.vectorBacklog()).toEqual({ lines: 1, clips: 0 });
+      expect(await index.pendingVectorEpisodes(10)).toEqual(['ep_d']);
+      // Searchable by vector at once, with the row's filter fields as indexed.
+      const near = await index.vectorLines(food, { podcastIds: ['pod_2'], publishedFrom: T0 + 12 * DAY }, 10);
+      expect(near).toHaveLength(1);
+      expect(near[0]).toMatchObject({ id: 'ep_d:1', episode_id: 'ep_d', segment_id: 'ep_d_s1', number: 1 });
+      expect(near[0]!.score).toBeCloseTo(1, 4);
+      expect(ids(near)).not.toContain('ep_d:2');
+      // Only the vector columns changed: text, filters and keys are as indexed.
+      expect(
+        ids(await index.keywordLines(parseKeywordQuery('"needs patience"'), { podcastIds: ['pod_2'] }, 10)),
+      ).toEqual(['ep_d:1']);
+      const stored = await index.storedVectors(['ep_d', 'ep_c']);
+      expect(stored.has('key:Sourdough needs patience.')).toBe(true);
+      expect(stored.has('key:levain')).toBe(true);
+      expect(ids(await index.vectorClips(food, { podcastIds: ['pod_1'] }, 1))).toEqual(['clip_c1']);
+      expect((await index.stats()).linesWithVectors).toBe(12);
+    });
   });
 }

@@ -160,6 +160,25 @@ describe('dialogue search', () => {
     expect(second.body.data[0].segment.id).not.toBe(first.body.data[0].segment.id);
     const future = await get('/v1/podcasts/episodes/search?keyword_search=the&since=2030-01-01');
     expect(future.body.data).toEqual([]);
+    // Podcasts by numeric directory ID, companies by domain, episodes by slug.
+    const withDirectory = corpus.podcasts.find((p) => p.directory_id !== null);
+    if (withDirectory) {
+      const byDirectory = await get(
+        `/v1/podcasts/episodes/search?podcast_id=${withDirectory.directory_id}&limit=3`,
+      );
+      expect(byDirectory.status).toBe(200);
+      for (const r of byDirectory.body.data) expect(r.episode.podcast.id).toBe(withDirectory.id);
+    }
+    const company = corpus.entities.find((e) => e.kind === 'COMPANY' && e.company?.domain)!;
+    const byDomain = await get(
+      `/v1/podcasts/episodes/search?company_id=https://www.${company.company!.domain}/&limit=1`,
+    );
+    expect(byDomain.status).toBe(200);
+    expect(byDomain.body.company).toMatchObject({ id: company.id });
+    const episode = corpus.episodes[0]!;
+    const bySlug = await get(`/v1/podcasts/episodes/search?episode_id=${episode.slug}&limit=100`);
+    expect(bySlug.body.data.length).toBeGreaterThan(0);
+    for (const r of bySlug.body.data) expect(r.episode.id).toBe(episode.id);
   });
 
   it('refuses bad parameters with a 422 naming each', async () => {
@@ -184,6 +203,16 @@ describe('dialogue search', () => {
         qs,
       ).toContain(location);
     }
+    const unknownType = await get('/v1/podcasts/episodes/search?keyword_search=x&entity_type=no-such-type');
+    expect(unknownType.status).toBe(422);
+    expect(unknownType.body.errors[0].location).toBe('query.entity_type');
+    // entity_type is ignored when entity_id resolves.
+    const person = mostMentioned('PERSON');
+    const ignored = await get(
+      `/v1/podcasts/episodes/search?entity_id=${person.id}&entity_type=no-such-type&limit=1`,
+    );
+    expect(ignored.status).toBe(200);
+    expect(ignored.body.entity.id).toBe(person.id);
     const unknown = await get('/v1/podcasts/episodes/search?keyword_search=x&entity_id=nobody-at-all');
     expect(unknown.status).toBe(404);
     expect(unknown.body.errors[0].location).toBe('query.entity_id');
@@ -207,6 +236,37 @@ describe('clips', () => {
     const tooMany = await get('/v1/podcasts/clips/search?q=x&limit=26');
     expect(tooMany.status).toBe(422);
     expect(tooMany.body.errors[0].location).toBe('query.limit');
+    const cases: [string, string, string][] = [
+      ['/v1/podcasts/clips/search', `q=${'a'.repeat(501)}`, 'query.q'],
+      ['/v1/podcasts/clips/search', 'q=x&limit=0', 'query.limit'],
+      ['/v1/podcasts/clips/search', 'q=x&type=BORING', 'query.type'],
+      ['/v1/podcasts/clips/search', 'q=x&sort=popular', 'query.sort'],
+      ['/v1/podcasts/clips/search', 'q=x&role=guest', 'query.role'],
+      ['/v1/podcasts/clips/search', 'q=%20%20&podcast_id=x', 'query.q'],
+      ['/v1/podcasts/clips', 'type=BORING', 'query.type'],
+      ['/v1/podcasts/clips', 'min_engagement=101', 'query.min_engagement'],
+      ['/v1/podcasts/clips', 'limit=101', 'query.limit'],
+      ['/v1/entities/search', `q=${'a'.repeat(501)}`, 'query.q'],
+      ['/v1/entities/search', 'q=nvidia&type=animal', 'query.type'],
+      ['/v1/entities/search', '', 'query.q'],
+      ['/v1/podcasts/search', `q=${'a'.repeat(501)}`, 'query.q'],
+      ['/v1/podcasts/search', 'q=%21%21', 'query.q'],
+    ];
+    for (const [path, qs, location] of cases) {
+      const { status, body } = await get(`${path}?${qs}`);
+      expect(status, `${path}?${qs.slice(0, 40)}`).toBe(422);
+      expect(body.error_code).toBe('validation_error');
+      expect(
+        body.errors.map((e: Json) => e.location),
+        `${path}?${qs.slice(0, 40)}`,
+      ).toContain(location);
+    }
+    // By entity alone (no q): clips the entity speaks in or is mentioned in, newest first.
+    const person = mostMentioned('PERSON');
+    const byEntity = await get(`/v1/podcasts/clips/search?entity_id=${person.slug}&limit=25`);
+    expect(byEntity.status).toBe(200);
+    const dates = byEntity.body.data.map((c: Json) => c.episode.published_at);
+    expect(dates).toEqual([...dates].sort().reverse());
   });
 
   it('lists clips best first, per speaker and per episode', async () => {

@@ -19,6 +19,7 @@ import {
   searchProjector,
   type VectorCache,
 } from '../../projections/search/search-projector.ts';
+import { VectorFiller } from '../../projections/search/search-vector-filler.ts';
 import { Accounts } from '../../projections/state/accounts.ts';
 import { migrate } from '../../projections/state/migrations.ts';
 import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
@@ -55,7 +56,8 @@ export async function openTestEmbeddings(threads = 2): Promise<SearchEmbeddings>
 
 /**
  * Runs the catalog, search and names projectors over whatever `produce` puts on the topics of a
- * fresh embedded backbone, until every runner has caught up.
+ * fresh embedded backbone until every runner has caught up, then (with embeddings) the vector
+ * filler until every line and clip has its vector — the order the service starts them in.
  */
 export async function projectIntoSearch(options: {
   index: SearchIndex;
@@ -67,9 +69,19 @@ export async function projectIntoSearch(options: {
   timeoutMs?: number;
   stats?: SearchProjectorStats;
   cache?: VectorCache;
+  /** Episodes per vector filler pass. */
+  episodesPerPass?: number;
 }) {
   const backbone = await embeddedBackbone();
   await options.produce(backbone);
+  const filler = new VectorFiller({
+    index: () => options.index,
+    embeddings: () => options.embeddings,
+    idleMs: 100,
+    ...(options.episodesPerPass ? { episodesPerPass: options.episodesPerPass } : {}),
+    ...(options.stats ? { stats: options.stats } : {}),
+    ...(options.cache ? { cache: options.cache } : {}),
+  });
   const definitions: ProcessorDefinition<unknown, unknown>[] = [
     catalogProjector(options.state, () => options.catalog.invalidate()) as ProcessorDefinition<
       unknown,
@@ -77,9 +89,8 @@ export async function projectIntoSearch(options: {
     >,
     searchProjector({
       index: () => options.index,
-      embeddings: () => options.embeddings,
+      onIndexed: () => filler.wake(),
       ...(options.stats ? { stats: options.stats } : {}),
-      ...(options.cache ? { cache: options.cache } : {}),
     }) as ProcessorDefinition<unknown, unknown>,
     namesProjector(() => options.index) as ProcessorDefinition<unknown, unknown>,
   ];
@@ -91,19 +102,26 @@ export async function projectIntoSearch(options: {
       }),
   );
   for (const r of runners) await r.start();
-  await waitFor(
-    async () => {
-      for (const r of runners) {
-        if ((await r.lag()).some((p) => p.lag > 0)) return false;
-      }
-      return true;
-    },
-    { timeoutMs: options.timeoutMs ?? 120_000, stepMs: 100, what: 'search projectors caught up' },
-  );
-  for (const r of runners) await r.stop();
+  try {
+    await waitFor(
+      async () => {
+        for (const r of runners) {
+          if ((await r.lag()).some((p) => p.lag > 0)) return false;
+        }
+        return true;
+      },
+      { timeoutMs: options.timeoutMs ?? 120_000, stepMs: 100, what: 'search projectors caught up' },
+    );
+    for (const r of runners) await r.stop();
+    // As in the service: the vector filler's catch-up pass once the text is indexed.
+    if (options.embeddings) await filler.drain({ timeoutMs: options.timeoutMs ?? 120_000 });
+  } finally {
+    await filler.stop();
+  }
   await options.index.refresh();
   return {
     runners,
+    filler,
     async close() {
       await backbone.close();
     },

@@ -69,9 +69,11 @@ describe('contextual vectors and feedback', () => {
     expect(Array.from(first!).map((x) => Number(x.toFixed(3)))).toEqual([0.912, 0.212]);
     expect(Array.from(middle!).map((x) => Number(x.toFixed(3)))).toEqual([0.3, 0.7]);
     const texts = ['a', 'b', 'c', 'd', 'e', 'f'];
-    expect(lineVectorKey('m', texts, 0)).toBe(lineVectorKey('m', ['a', 'b', 'c', 'x'], 0));
-    expect(lineVectorKey('m', texts, 0)).not.toBe(lineVectorKey('m', ['a', 'b', 'y'], 0));
-    expect(lineVectorKey('m', texts, 0)).not.toBe(lineVectorKey('other', texts, 0));
+    // The window is the line and two neighbours each side: a change outside it keeps the key.
+    expect(lineVectorKey(texts, 0)).toBe(lineVectorKey(['a', 'b', 'c', 'x'], 0));
+    expect(lineVectorKey(texts, 0)).not.toBe(lineVectorKey(['a', 'b', 'y'], 0));
+    // The same window texts at another position in the window mix differently.
+    expect(lineVectorKey(['a', 'b', 'c'], 1)).not.toBe(lineVectorKey(['a', 'b', 'c'], 0));
     expect(Array.from(feedbackQuery(Float32Array.from([1, 0]), [Float32Array.from([0, 1])]))).toEqual([
       1, 0.30000001192092896,
     ]);

@@ -1,0 +1,251 @@
+import type { Logger } from 'pino';
+import type { EmbeddingsPort } from '../embeddings/embeddings-port.ts';
+import type { ClipSource, LineSource, SearchIndex, VectorUpdate } from './search-index.ts';
+import { emptySearchStats, type SearchProjectorStats, segmentRuns, VectorCache } from './search-projector.ts';
+import { clipVectorKey, contextualVectors, lineVectorKey } from './vectors.ts';
+
+export interface VectorFillerOptions {
+  index: () => SearchIndex;
+  /** The indexing embeddings port; undefined while no model is available (the filler waits). */
+  embeddings: () => EmbeddingsPort | undefined;
+  logger?: Logger;
+  /** Texts whose own embeddings are kept in memory (default 50,000, about 77 MB at 384 dims). */
+  cacheSize?: number;
+  /** A cache to share; overrides `cacheSize`. */
+  cache?: VectorCache;
+  /** Texts per embeddings call (default 256). */
+  embedBatch?: number;
+  /** Episodes embedded per pass; each pass commits its vectors (default 16). */
+  episodesPerPass?: number;
+  /** Pause when nothing is pending or no model is loaded, unless woken (default 1000 ms). */
+  idleMs?: number;
+  stats?: SearchProjectorStats;
+}
+
+export interface PassResult {
+  /** Episodes the pass looked at (0: nothing was pending). */
+  episodes: number;
+  /** Rows that took a vector. */
+  written: number;
+}
+
+/**
+ * The vector filler: the catch-up pass that gives indexed lines and clips their vectors.
+ *
+ * The search projector indexes text without waiting for the model (keyword search is current at
+ * once); this loop asks the index which episodes still hold rows without a vector, reads those
+ * episodes' lines and clips, embeds the texts not already in memory, computes each line's
+ * contextual vector from its segment (vectors.ts) and writes the vectors, a pass of a few episodes
+ * at a time. Each pass commits on its own, so a crash loses at most the pass in flight: the rows
+ * stay without a vector and the next start picks them up again.
+ *
+ * A vector is written only to a row that still carries the key it was computed for, so a row the
+ * projector replaced meanwhile (new text or context) is left for the next pass, and a replay of
+ * the topics keeps every vector (the projector keeps stored vectors with unchanged keys).
+ */
+export class VectorFiller {
+  readonly cache: VectorCache;
+  readonly stats: SearchProjectorStats;
+  private running?: Promise<void>;
+  private stopped = true;
+  /** Set while stopping: the pass in flight ends early (its rows stay pending). */
+  private abort = false;
+  private wakeUp?: () => void;
+  private timer?: NodeJS.Timeout;
+  private warnedAt = 0;
+
+  constructor(private readonly options: VectorFillerOptions) {
+    this.cache = options.cache ?? new VectorCache(options.cacheSize ?? 50_000);
+    this.stats = options.stats ?? emptySearchStats();
+  }
+
+  /** Starts the background loop (idempotent). */
+  start(): void {
+    if (this.running) return;
+    this.stopped = false;
+    this.running = this.loop();
+  }
+
+  /** Ends the loop after the pass in flight. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.abort = true;
+    this.wake();
+    await this.running;
+    this.running = undefined;
+    this.abort = false;
+  }
+
+  /** Starts the next pass now (new rows were indexed). */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  private async loop(): Promise<void> {
+    const idle = this.options.idleMs ?? 1000;
+    let failures = 0;
+    while (!this.stopped) {
+      let pause = 0;
+      try {
+        const r = await this.runOnce();
+        failures = 0;
+        if (r === undefined || r.episodes === 0) pause = idle;
+        else if (r.written === 0) pause = idle; // rows changed under us; let the projector settle
+      } catch (err) {
+        failures++;
+        pause = Math.min(30_000, idle * 2 ** Math.min(failures, 5));
+        if (Date.now() - this.warnedAt > 60_000) {
+          this.warnedAt = Date.now();
+          this.options.logger?.warn({ err, retryInMs: pause }, 'search vector filler pass failed; retrying');
+        }
+      }
+      if (pause > 0 && !this.stopped) await this.sleep(pause);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(this.timer);
+        this.wakeUp = undefined;
+        resolve();
+      };
+      this.wakeUp = done;
+      this.timer = setTimeout(done, ms);
+      this.timer.unref();
+    });
+  }
+
+  /**
+   * One pass over at most `episodesPerPass` episodes with rows lacking a vector. Undefined when no
+   * model is loaded.
+   */
+  async runOnce(): Promise<PassResult | undefined> {
+    const port = this.options.embeddings();
+    if (!port) return undefined;
+    const index = this.options.index();
+    const passStarted = performance.now();
+    const episodeIds = await index.pendingVectorEpisodes(this.options.episodesPerPass ?? 16);
+    if (episodeIds.length === 0) return { episodes: 0, written: 0 };
+    const { lines, clips } = await index.vectorSources(episodeIds);
+    const plan = planVectors(lines, clips);
+    if (plan.segments.length === 0 && plan.clips.length === 0) {
+      // Only rows read mid-replacement: their keys did not match their context. Retry later.
+      return { episodes: episodeIds.length, written: 0 };
+    }
+
+    // Own embeddings of every text needed: from memory, else from the model.
+    const own = new Map<string, Float32Array>();
+    const missing = new Set<string>();
+    const want = (text: string) => {
+      if (own.has(text) || missing.has(text)) return;
+      const v = this.cache.get(text);
+      if (v) own.set(text, v);
+      else missing.add(text);
+    };
+    for (const seg of plan.segments) for (const l of seg.lines) want(l.text);
+    for (const c of plan.clips) want(c.text);
+    const texts = [...missing];
+    const batch = this.options.embedBatch ?? 256;
+    const embedStarted = performance.now();
+    for (let i = 0; i < texts.length; i += batch) {
+      if (this.abort) return { episodes: episodeIds.length, written: 0 };
+      const chunk = texts.slice(i, i + batch);
+      const vectors = await port.embed(chunk);
+      chunk.forEach((text, k) => {
+        own.set(text, vectors[k]!);
+        this.cache.set(text, vectors[k]!);
+      });
+      this.stats.textsEmbedded += chunk.length;
+    }
+    const embedMs = performance.now() - embedStarted;
+    this.stats.embedMs += embedMs;
+
+    const lineUpdates: VectorUpdate[] = [];
+    for (const seg of plan.segments) {
+      const contextual = contextualVectors(seg.lines.map((l) => own.get(l.text)!));
+      seg.lines.forEach((l, i) => {
+        if (seg.pending.has(i))
+          lineUpdates.push({ id: l.id, vector_key: seg.keys[i]!, vector: contextual[i]! });
+      });
+    }
+    const clipUpdates: VectorUpdate[] = plan.clips.map((c) => ({
+      id: c.id,
+      vector_key: c.key,
+      vector: own.get(c.text)!,
+    }));
+    const writeStarted = performance.now();
+    const written =
+      (await index.putVectors('lines', lineUpdates)) + (await index.putVectors('clips', clipUpdates));
+    index.scheduleRefresh();
+    const writeMs = performance.now() - writeStarted;
+    this.stats.writeMs += writeMs;
+    this.stats.vectorsWritten += written;
+    this.options.logger?.debug(
+      {
+        episodes: episodeIds.length,
+        embedded: texts.length,
+        written,
+        ms: Math.round(performance.now() - passStarted),
+        embedMs: Math.round(embedMs),
+        writeMs: Math.round(writeMs),
+      },
+      'search vectors filled',
+    );
+    return { episodes: episodeIds.length, written };
+  }
+
+  /** Runs passes until nothing is pending (tests, benchmarks, rebuilds). */
+  async drain(options: { timeoutMs?: number } = {}): Promise<void> {
+    const deadline = Date.now() + (options.timeoutMs ?? 3_600_000);
+    let idlePasses = 0;
+    for (;;) {
+      const r = await this.runOnce();
+      if (r === undefined) throw new Error('no embeddings model: vectors cannot be filled');
+      if (r.episodes === 0) return;
+      idlePasses = r.written === 0 ? idlePasses + 1 : 0;
+      if (Date.now() > deadline || idlePasses > 20) {
+        throw new Error(
+          `vector filler did not drain: ${JSON.stringify(await this.options.index().vectorBacklog())}`,
+        );
+      }
+      if (r.written === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+interface SegmentPlan {
+  lines: LineSource[];
+  keys: string[];
+  /** Positions (in `lines`) of the lines to write. */
+  pending: Set<number>;
+}
+
+/**
+ * What a pass computes: each segment with a line lacking a vector, and each such clip — provided
+ * the key the row carries is the key of the texts read with it. A mismatch means the rows were read
+ * while the projector was replacing them; they are left for a later pass.
+ */
+export function planVectors(
+  lines: LineSource[],
+  clips: ClipSource[],
+): { segments: SegmentPlan[]; clips: (ClipSource & { key: string })[] } {
+  const segments: SegmentPlan[] = [];
+  for (const run of segmentRuns(lines)) {
+    if (run.every((l) => l.has_vector)) continue;
+    const texts = run.map((l) => l.text);
+    const keys = run.map((_, i) => lineVectorKey(texts, i));
+    const pending = new Set<number>();
+    run.forEach((l, i) => {
+      if (!l.has_vector && (l.vector_key === null || l.vector_key === keys[i])) pending.add(i);
+    });
+    if (pending.size > 0) segments.push({ lines: run, keys, pending });
+  }
+  const out: (ClipSource & { key: string })[] = [];
+  for (const c of clips) {
+    if (c.has_vector) continue;
+    const key = clipVectorKey(c.text);
+    if (c.vector_key === null || c.vector_key === key) out.push({ ...c, key });
+  }
+  return { segments, clips: out };
+}

@@ -1,0 +1,168 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../infra/logger.ts';
+import { fetchModel } from '../../projections/embeddings/model-fetch.ts';
+import { OnnxEmbeddings } from '../../projections/embeddings/onnx-embeddings.ts';
+import { LanceDbSearchIndex } from '../../projections/search/lancedb-search-index.ts';
+import { segmentRuns } from '../../projections/search/search-projector.ts';
+import { SearchRuntime } from '../../projections/search/search-runtime.ts';
+import { VectorFiller } from '../../projections/search/search-vector-filler.ts';
+import { contextualVectors, lineVectorKey } from '../../projections/search/vectors.ts';
+import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
+import { type Corpus, generateTestCorpus, produceCorpus } from '../support/corpus.ts';
+import { openTestEmbeddings, projectIntoSearch, searchApi, TEST_MODELS_DIR } from '../support/search.ts';
+import { tempDir } from '../support/temp-dir.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field
+type Json = any;
+
+// Keyword first, vectors after: the projector indexes text without the model, the vector filler
+// embeds the backlog in passes, and semantic search opens once that backlog is done.
+const tmp = tempDir('earshot-search-vectors-');
+let corpus: Corpus;
+const state = new PgliteStateStore();
+let runtime: SearchRuntime;
+let api: Awaited<ReturnType<typeof searchApi>>;
+let indexed = false;
+
+beforeAll(async () => {
+  corpus = await generateTestCorpus({
+    dir: `${tmp.dir}/corpus`,
+    podcasts: 2,
+    episodesPerPodcast: 3,
+    seed: 11,
+    asOf: Date.UTC(2026, 5, 1),
+  });
+  runtime = new SearchRuntime({
+    createIndex: (options) => new LanceDbSearchIndex(`${tmp.dir}/search`, options),
+    async openEmbeddings() {
+      const { query, indexing } = await openTestEmbeddings(1);
+      return { query, indexing };
+    },
+  });
+  await runtime.start({ query: true, indexing: true, fetchIfMissing: false, logger: silentLogger() });
+  api = await searchApi({ index: runtime.searchIndex, state, embeddings: runtime.queryEmbeddings() });
+  api.services.semanticUnavailableReason = () => runtime.unavailableReason();
+  // Text only, as the projector writes it: no model involved.
+  const projection = await projectIntoSearch({
+    index: runtime.searchIndex,
+    state,
+    catalog: api.catalog,
+    produce: (b) => produceCorpus(b.producer, corpus),
+  });
+  await projection.close();
+}, 600_000);
+
+afterAll(async () => {
+  await api?.close();
+  await runtime?.close();
+  tmp.remove();
+});
+
+const lineCount = () => corpus.transcripts.reduce((n, t) => n + t.lines.length, 0);
+const get = async (url: string) => {
+  const res = await api.app.inject({ method: 'GET', url, headers: { 'x-api-key': api.key } });
+  return { status: res.statusCode, body: res.json() as Json, headers: res.headers };
+};
+
+describe('search vectors', () => {
+  it('indexes text without vectors: keyword search answers, every line is in the backlog', async () => {
+    const stats = await runtime.searchIndex.stats();
+    expect(stats.linesWithVectors).toBe(0);
+    expect((await runtime.searchIndex.vectorBacklog()).lines).toBe(stats.lines);
+    const keyword = await get('/v1/podcasts/episodes/search?keyword_search=the&limit=3');
+    expect(keyword.status).toBe(200);
+    expect(keyword.body.data).toHaveLength(3);
+  });
+
+  it('embeds in passes that commit on their own; a stopped filler leaves the rest pending', async () => {
+    const index = runtime.searchIndex;
+    const before = await index.vectorBacklog();
+    const filler = new VectorFiller({
+      index: () => index,
+      embeddings: () => runtime.indexingEmbeddings(),
+      episodesPerPass: 1,
+    });
+    const pass = await filler.runOnce();
+    expect(pass?.episodes).toBe(1);
+    expect(pass?.written).toBeGreaterThan(0);
+    const after = await index.vectorBacklog();
+    expect(before.lines + before.clips - (after.lines + after.clips)).toBe(pass!.written);
+    expect(after.lines).toBeGreaterThan(0);
+    // The filler is dropped here (as by a crash): nothing of its pass is lost, nothing else is done.
+  });
+
+  it('answers semantic requests 503 while catching up, then opens semantic search when the backlog is done', async () => {
+    runtime.startVectors({
+      fill: true,
+      indexingCaughtUp: async () => indexed,
+      logger: silentLogger(),
+      pollMs: 20,
+    });
+    await waitFor(() => runtime.status().vector_backlog !== undefined, { timeoutMs: 10_000 });
+    expect(runtime.status()).toMatchObject({ keyword: true, semantic: false, semantic_state: 'catching_up' });
+    const early = await get('/v1/podcasts/episodes/search?semantic_search=interest%20rates');
+    expect(early.status).toBe(503);
+    expect(early.body.error_code).toBe('semantic_search_unavailable');
+    expect(early.body.detail).toMatch(/still embedding .*\(\d+ lines and \d+ clips to go\)/);
+    expect(early.headers['retry-after']).toBeDefined();
+    const hybrid = await get('/v1/podcasts/episodes/search?semantic_search=rates&keyword_search=fed');
+    expect(hybrid.status).toBe(503);
+    expect((await get('/v1/podcasts/episodes/search?keyword_search=fed')).status).toBe(200);
+
+    // The projector has caught up: the filler runs and semantic search opens when it is done.
+    indexed = true;
+    await waitFor(() => runtime.status().semantic_state === 'ready', {
+      timeoutMs: 300_000,
+      stepMs: 100,
+      what: 'semantic search ready',
+    });
+    expect(runtime.status().vector_backlog).toEqual({ lines: 0, clips: 0 });
+    expect(runtime.unavailableReason()).toBeUndefined();
+    const stats = await runtime.searchIndex.stats();
+    expect(stats.lines).toBe(lineCount());
+    expect(stats.linesWithVectors).toBe(stats.lines);
+    const late = await get('/v1/podcasts/episodes/search?semantic_search=interest%20rates&limit=3');
+    expect(late.status).toBe(200);
+    expect(late.body.data).toHaveLength(3);
+    expect(late.body.data[0].match.source).toBe('semantic');
+  }, 320_000);
+
+  it('stores the contextual vector of each line under the key of its window', async () => {
+    const index = runtime.searchIndex;
+    const episodeId = corpus.episodes[0]!.id;
+    const { lines } = await index.vectorSources([episodeId]);
+    const [segment] = segmentRuns(lines).filter((run) => run.length >= 3);
+    const texts = segment!.map((l) => l.text);
+    const model = await OnnxEmbeddings.open({
+      modelDir: (await fetchModel({ modelsDir: TEST_MODELS_DIR })).dir,
+      intraOpNumThreads: 1,
+    });
+    try {
+      const expected = contextualVectors(await model.embed(texts));
+      const stored = await index.storedVectors([episodeId]);
+      texts.forEach((_, i) => {
+        const key = lineVectorKey(texts, i);
+        expect(segment![i]!.vector_key).toBe(key);
+        const v = stored.get(key)!;
+        expect(v).toBeDefined();
+        for (let d = 0; d < v.length; d += 37) expect(v[d]!).toBeCloseTo(expected[i]![d]!, 4);
+      });
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('keeps every vector when the topics are replayed', async () => {
+    const before = await runtime.searchIndex.stats();
+    const again = await projectIntoSearch({
+      index: runtime.searchIndex,
+      state,
+      catalog: api.catalog,
+      produce: (b) => produceCorpus(b.producer, corpus),
+    });
+    await again.close();
+    expect(await runtime.searchIndex.stats()).toEqual(before);
+    expect(await runtime.searchIndex.vectorBacklog()).toEqual({ lines: 0, clips: 0 });
+  });
+});
