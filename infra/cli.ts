@@ -44,14 +44,18 @@ program
       ...(opts.port !== undefined ? { PORT: opts.port } : {}),
     });
     const logger = createLogger(cfg.env.LOG_LEVEL);
-    const service = await startService(cfg, logger);
+    const starting = startService(cfg, logger);
+    // Handlers go in before start-up completes: a signal while consumers are still joining their
+    // groups waits for start-up and then stops cleanly (offsets committed, stores closed).
     const shutdown = async (signal: string) => {
       logger.info({ signal }, 'shutting down');
-      await service.stop();
+      const service = await starting.catch(() => undefined);
+      await service?.stop();
       process.exit(0);
     };
     process.once('SIGINT', () => void shutdown('SIGINT'));
     process.once('SIGTERM', () => void shutdown('SIGTERM'));
+    await starting;
   });
 
 const topics = program.command('topics').description('inspect and replay topics');

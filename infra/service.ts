@@ -94,7 +94,8 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
           maxBatchWaitMs: config.env.CONSUMER_BATCH_WAIT_MS,
         }),
     );
-  for (const runner of runners) await runner.start();
+  // Concurrently: on Kafka each consumer's group join takes seconds.
+  await Promise.all(runners.map((runner) => runner.start()));
   const tasks = pipelineTasks(platform).filter((task) => config.roles.has(task.role));
   for (const task of tasks) await task.start();
   const dispatcher = config.roles.has('senders')
