@@ -16,6 +16,9 @@ export class PostgresStateStore implements StateStore {
 
   constructor(url: string, max = 10) {
     this.pool = new pg.Pool({ connectionString: url, max, types: types as pg.CustomTypesConfig });
+    // An idle connection the server ends (restart, failover, admin) is dropped from the pool and the
+    // next query opens a new one; without a listener the pool's 'error' event would end the process.
+    this.pool.on('error', () => undefined);
   }
 
   async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
