@@ -33,6 +33,7 @@ import type {
   ClipSource,
   EpisodeDocs,
   EpisodePart,
+  FilterFields,
   IndexStats,
   KeywordQuery,
   LineHit,
@@ -47,6 +48,7 @@ import type {
   VectorBacklog,
   VectorUpdate,
 } from './search-index.ts';
+import { FILTER_FIELDS } from './search-index.ts';
 import { analyze } from './text-analysis.ts';
 
 /** Vector size used for a new index when no embeddings model is available yet. */
@@ -127,42 +129,7 @@ function schemas(dims: number): Record<TableName, Schema> {
 }
 
 /** Columns each table filters on, by SearchFilter field. */
-const FILTER_COLUMNS: Record<TableName, Partial<Record<keyof SearchFilter, string>>> = {
-  lines: {
-    episodeIds: 'episode_id',
-    podcastIds: 'podcast_id',
-    segmentTypes: 'segment_type',
-    segmentIds: 'segment_id',
-    publishedFrom: 'published_at',
-    publishedBefore: 'published_at',
-    keys: 'entity_keys',
-  },
-  segments: {
-    episodeIds: 'episode_id',
-    podcastIds: 'podcast_id',
-    segmentTypes: 'type',
-    segmentIds: 'id',
-    publishedFrom: 'published_at',
-    publishedBefore: 'published_at',
-    keys: 'entity_keys',
-    segmentKeys: 'segment_entity_keys',
-  },
-  clips: {
-    episodeIds: 'episode_id',
-    podcastIds: 'podcast_id',
-    clipTypes: 'type',
-    segmentIds: 'segment_id',
-    publishedFrom: 'published_at',
-    publishedBefore: 'published_at',
-    keys: 'entity_keys',
-    clipKeys: 'clip_entity_keys',
-    speakerPersonIds: 'speaker_person_id',
-    minEngagement: 'engagement_score',
-  },
-  episodes: { keys: 'entity_keys' },
-  names: {},
-  parts: {},
-};
+const FILTER_COLUMNS: Record<TableName, FilterFields> = FILTER_FIELDS;
 
 export function sqlString(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;

@@ -7,6 +7,7 @@ import type {
   ClipSource,
   EpisodeDocs,
   EpisodePart,
+  FilterFields,
   IndexStats,
   KeywordQuery,
   LineHit,
@@ -21,6 +22,7 @@ import type {
   VectorBacklog,
   VectorUpdate,
 } from './search-index.ts';
+import { FILTER_FIELDS } from './search-index.ts';
 import { analyze } from './text-analysis.ts';
 
 const DEFAULT_DIMENSIONS = 384;
@@ -139,47 +141,11 @@ export function openSearchMappings(dims: number): Record<IndexName, Json> {
   };
 }
 
-const FILTER_FIELDS: Record<IndexName, Partial<Record<keyof SearchFilter, string>>> = {
-  lines: {
-    episodeIds: 'episode_id',
-    podcastIds: 'podcast_id',
-    segmentTypes: 'segment_type',
-    segmentIds: 'segment_id',
-    publishedFrom: 'published_at',
-    publishedBefore: 'published_at',
-    keys: 'entity_keys',
-  },
-  segments: {
-    episodeIds: 'episode_id',
-    podcastIds: 'podcast_id',
-    segmentTypes: 'type',
-    segmentIds: 'id',
-    publishedFrom: 'published_at',
-    publishedBefore: 'published_at',
-    keys: 'entity_keys',
-    segmentKeys: 'segment_entity_keys',
-  },
-  clips: {
-    episodeIds: 'episode_id',
-    podcastIds: 'podcast_id',
-    clipTypes: 'type',
-    segmentIds: 'segment_id',
-    publishedFrom: 'published_at',
-    publishedBefore: 'published_at',
-    keys: 'entity_keys',
-    clipKeys: 'clip_entity_keys',
-    speakerPersonIds: 'speaker_person_id',
-    minEngagement: 'engagement_score',
-  },
-  episodes: { keys: 'entity_keys' },
-  names: {},
-  parts: {},
-  meta: {},
-};
+const INDEX_FILTER_FIELDS: Record<IndexName, FilterFields> = { ...FILTER_FIELDS, meta: {} };
 
 /** SearchFilter → OpenSearch filter clauses for `index`; refuses fields the index lacks. */
 export function filterClauses(index: IndexName, filter: SearchFilter): Json[] {
-  const fields = FILTER_FIELDS[index];
+  const fields = INDEX_FILTER_FIELDS[index];
   const field = (name: keyof SearchFilter) => {
     const f = fields[name];
     if (!f) throw new Error(`the ${index} index cannot filter on ${name}`);

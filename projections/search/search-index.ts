@@ -361,3 +361,43 @@ export interface SearchIndex {
   stats(): Promise<IndexStats>;
   close(): Promise<void>;
 }
+
+/** The document field each SearchFilter field filters on, per kind of document (both adapters). */
+export type FilterFields = Partial<Record<keyof SearchFilter, string>>;
+
+export const FILTER_FIELDS = {
+  lines: {
+    episodeIds: 'episode_id',
+    podcastIds: 'podcast_id',
+    segmentTypes: 'segment_type',
+    segmentIds: 'segment_id',
+    publishedFrom: 'published_at',
+    publishedBefore: 'published_at',
+    keys: 'entity_keys',
+  },
+  segments: {
+    episodeIds: 'episode_id',
+    podcastIds: 'podcast_id',
+    segmentTypes: 'type',
+    segmentIds: 'id',
+    publishedFrom: 'published_at',
+    publishedBefore: 'published_at',
+    keys: 'entity_keys',
+    segmentKeys: 'segment_entity_keys',
+  },
+  clips: {
+    episodeIds: 'episode_id',
+    podcastIds: 'podcast_id',
+    clipTypes: 'type',
+    segmentIds: 'segment_id',
+    publishedFrom: 'published_at',
+    publishedBefore: 'published_at',
+    keys: 'entity_keys',
+    clipKeys: 'clip_entity_keys',
+    speakerPersonIds: 'speaker_person_id',
+    minEngagement: 'engagement_score',
+  },
+  episodes: { keys: 'entity_keys' },
+  names: {},
+  parts: {},
+} satisfies Record<string, FilterFields>;
