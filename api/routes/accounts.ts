@@ -6,6 +6,7 @@ import { decodeCursor, ListEnvelope, pageOf, pageQuery } from '../pagination.ts'
 import { principalOf } from '../plugins/authentication.ts';
 import { problem } from '../problem.ts';
 import { Timestamp, withProblems } from '../schemas.ts';
+import { type EmailRow, emailView, NotificationEmail } from './notification-emails.ts';
 
 const ProjectSchema = Type.Object({
   id: Type.String(),
@@ -16,23 +17,6 @@ const ProjectSchema = Type.Object({
   created_at: Timestamp,
 });
 
-const NotificationEmail = Type.Object({
-  id: Type.String(),
-  organization_id: Type.String(),
-  email: Type.String(),
-  verified: Type.Boolean(),
-  verified_at: Type.Union([Timestamp, Type.Null()]),
-  created_at: Timestamp,
-});
-
-interface EmailRow {
-  id: string;
-  organization_id: string;
-  email: string;
-  verified_at: Date | null;
-  created_at: Date;
-}
-
 const projectView = (p: Project) => ({
   id: p.id,
   organization_id: p.organization_id,
@@ -40,15 +24,6 @@ const projectView = (p: Project) => ({
   slug: p.slug,
   plan: p.plan_code,
   created_at: p.created_at.toISOString(),
-});
-
-const emailView = (e: EmailRow) => ({
-  id: e.id,
-  organization_id: e.organization_id,
-  email: e.email,
-  verified: e.verified_at !== null,
-  verified_at: e.verified_at?.toISOString() ?? null,
-  created_at: e.created_at.toISOString(),
 });
 
 /** A key reads and changes only its own organization. */

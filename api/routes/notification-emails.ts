@@ -14,7 +14,7 @@ import { principalOf } from '../plugins/authentication.ts';
 import { problem } from '../problem.ts';
 import { Timestamp, withProblems } from '../schemas.ts';
 
-const NotificationEmail = Type.Object({
+export const NotificationEmail = Type.Object({
   id: Type.String(),
   organization_id: Type.String(),
   email: Type.String(),
@@ -23,7 +23,7 @@ const NotificationEmail = Type.Object({
   created_at: Timestamp,
 });
 
-interface EmailRow {
+export interface EmailRow {
   id: string;
   organization_id: string;
   email: string;
@@ -31,7 +31,7 @@ interface EmailRow {
   created_at: Date;
 }
 
-const emailView = (e: EmailRow) => ({
+export const emailView = (e: EmailRow) => ({
   id: e.id,
   organization_id: e.organization_id,
   email: e.email,
