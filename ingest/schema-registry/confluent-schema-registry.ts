@@ -43,7 +43,7 @@ export class ConfluentSchemaRegistry implements SchemaRegistry {
       throw new InvalidSchemaError(subject, (err as Error).message);
     }
     try {
-      const { id } = await this.client.register({ type: SchemaType.AVRO, schema: text }, { subject });
+      const id = await this.registerSettled(subject, text);
       this.schemaCache.set(id, text);
       return id;
     } catch (err) {
@@ -53,6 +53,23 @@ export class ConfluentSchemaRegistry implements SchemaRegistry {
       }
       if (e.status === 422) throw new InvalidSchemaError(subject, e.message ?? 'rejected by the registry');
       throw err;
+    }
+  }
+
+  /**
+   * The client registers a new subject first and sets its compatibility level (BACKWARD) after;
+   * a process registering the same subject in between reads the registry's default level and
+   * refuses. That window closes within moments, so the mismatch is retried for a few seconds.
+   */
+  private async registerSettled(subject: string, text: string): Promise<number> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const { id } = await this.client.register({ type: SchemaType.AVRO, schema: text }, { subject });
+        return id;
+      } catch (err) {
+        if ((err as Error).name !== 'ConfluentSchemaRegistryCompatibilityError' || attempt >= 15) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
     }
   }
 

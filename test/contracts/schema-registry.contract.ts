@@ -53,6 +53,19 @@ export function schemaRegistryContract(adapter: string, setup: () => Promise<Sch
       expect(latest).toMatchObject({ id, version: 1 });
     });
 
+    it('registers the same new subject from several callers at once (processes starting together)', async () => {
+      const s = subject();
+      const ids = await Promise.all(
+        Array.from({ length: 6 }, () => registry.register(s, JSON.stringify(v1))),
+      );
+      expect(new Set(ids).size).toBe(1);
+      expect((await registry.latestVersion(s))?.id).toBe(ids[0]);
+      // The subject keeps evolution checks: an incompatible schema is still refused.
+      await expect(registry.register(s, JSON.stringify(incompatible))).rejects.toBeInstanceOf(
+        IncompatibleSchemaError,
+      );
+    });
+
     it('accepts a backward-compatible new version', async () => {
       const s = subject();
       const id1 = await registry.register(s, JSON.stringify(v1));
