@@ -104,24 +104,34 @@ export class KafkaEventLog implements EventLog {
 
   async createTopics(topics: TopicConfig[]): Promise<void> {
     const admin = await this.getAdmin();
-    const existing = new Set(await admin.listTopics());
-    const missing = topics.filter((t) => !existing.has(this.physical(t.name)));
     for (const t of topics) this.maxMessageBytes.set(t.name, t.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
-    if (missing.length === 0) return;
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: missing.map((t) => ({
-        topic: this.physical(t.name),
-        numPartitions: t.partitions,
-        configEntries: [
-          { name: 'cleanup.policy', value: t.retention.policy },
-          ...(t.retention.policy === 'delete'
-            ? [{ name: 'retention.ms', value: String(t.retention.ms) }]
-            : []),
-          { name: 'max.message.bytes', value: String(t.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES) },
-        ],
-      })),
-    });
+    for (let attempt = 1; ; attempt++) {
+      const existing = new Set(await admin.listTopics());
+      const missing = topics.filter((t) => !existing.has(this.physical(t.name)));
+      if (missing.length === 0) return;
+      try {
+        await admin.createTopics({
+          waitForLeaders: true,
+          topics: missing.map((t) => ({
+            topic: this.physical(t.name),
+            numPartitions: t.partitions,
+            configEntries: [
+              { name: 'cleanup.policy', value: t.retention.policy },
+              ...(t.retention.policy === 'delete'
+                ? [{ name: 'retention.ms', value: String(t.retention.ms) }]
+                : []),
+              { name: 'max.message.bytes', value: String(t.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES) },
+            ],
+          })),
+        });
+        return;
+      } catch (err) {
+        // Processes starting together create the same topics: one is told they already exist, or
+        // finds a topic the other just created without metadata yet. Look again shortly.
+        if (attempt >= 8 || !concurrentCreation(err)) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+      }
+    }
   }
 
   private async partitions(topic: string): Promise<PartitionMetadata[]> {
@@ -367,4 +377,11 @@ function stringHeaders(headers: IHeaders | undefined): Record<string, string> {
     out[k] = Array.isArray(v) ? v.map(String).join(',') : v.toString();
   }
   return out;
+}
+
+function concurrentCreation(err: unknown): boolean {
+  const e = err as { retriable?: boolean; type?: string; message?: string; errors?: unknown[] };
+  if (e.retriable || e.type === 'TOPIC_ALREADY_EXISTS' || /already exists/i.test(e.message ?? ''))
+    return true;
+  return Array.isArray(e.errors) && e.errors.some(concurrentCreation);
 }

@@ -59,7 +59,8 @@ export class ConfluentSchemaRegistry implements SchemaRegistry {
   /**
    * The client registers a new subject first and sets its compatibility level (BACKWARD) after;
    * a process registering the same subject in between reads the registry's default level and
-   * refuses. That window closes within moments, so the mismatch is retried for a few seconds.
+   * refuses, or two both set the level and the second is refused. That window closes within
+   * moments, so both are retried for a few seconds.
    */
   private async registerSettled(subject: string, text: string): Promise<number> {
     for (let attempt = 1; ; attempt++) {
@@ -67,7 +68,12 @@ export class ConfluentSchemaRegistry implements SchemaRegistry {
         const { id } = await this.client.register({ type: SchemaType.AVRO, schema: text }, { subject });
         return id;
       } catch (err) {
-        if ((err as Error).name !== 'ConfluentSchemaRegistryCompatibilityError' || attempt >= 15) throw err;
+        // Also the other side of that window: both saw no level and both set it; the second is
+        // told the rule already exists.
+        const settling =
+          (err as Error).name === 'ConfluentSchemaRegistryCompatibilityError' ||
+          /rule named 'COMPATIBILITY' already exists/i.test((err as Error).message ?? '');
+        if (!settling || attempt >= 15) throw err;
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     }

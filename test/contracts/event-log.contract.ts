@@ -79,6 +79,17 @@ export function eventLogContract(adapter: string, setup: () => Promise<EventLogF
       expect(info?.partitions.every((p) => p.end === 0)).toBe(true);
     });
 
+    it('creates the same new topics from several callers at once (processes starting together)', async () => {
+      const names = Array.from({ length: 4 }, () => `contract.${randomUUID().slice(0, 8)}`);
+      const specs = names.map((name) => ({ name, partitions: 2, retention: FOREVER }));
+      await Promise.all(Array.from({ length: 4 }, () => log.createTopics(specs)));
+      const listed = await log.listTopics();
+      for (const name of names) {
+        expect(listed.find((t) => t.name === name)?.partitions.map((p) => p.partition)).toEqual([0, 1]);
+      }
+      await log.produce(names[0]!, [{ key: 'k', value: Buffer.from('v') }]);
+    });
+
     it('rejects producing to an unknown topic', async () => {
       await expect(log.produce(`missing.${randomUUID()}`, [rec('k', 'v')])).rejects.toBeInstanceOf(
         UnknownTopicError,
