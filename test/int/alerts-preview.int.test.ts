@@ -4,6 +4,7 @@ import { DAY_MS } from '../../projections/alerts/alert-model.ts';
 import { analyticsBiasReader } from '../../projections/alerts/preview.ts';
 import { migrateAnalytics } from '../../projections/analytics/analytics-store.ts';
 import { ChdbAnalyticsStore } from '../../projections/analytics/chdb-analytics-store.ts';
+import { TABLES } from '../../projections/analytics/rows.ts';
 import { CATALOG, seedCatalog } from '../support/alerts.ts';
 import { testApi } from '../support/api.ts';
 import { tempDir } from '../support/temp-dir.ts';
@@ -61,21 +62,7 @@ describe('alert previews', () => {
     ];
     await analytics.insert(
       'episodes',
-      [
-        'id',
-        'slug',
-        'podcast_id',
-        'title',
-        'description',
-        'published_at',
-        'duration_seconds',
-        'audio_url',
-        'image_url',
-        'language',
-        'people',
-        'available_at',
-        'version',
-      ],
+      [...TABLES.episodes],
       [
         ep('ep_1', 1, 'en-US', CATALOG.popular.id),
         ep('ep_2', 2, 'fr-FR', CATALOG.small.id),
