@@ -115,7 +115,10 @@ async function runToEnd(
   const started = performance.now();
   const runners = definitions.map(
     (d) =>
-      new ConsumerRunner(d, log, producer, silentLogger(), { maxBatchItems: Number(process.env.CONSUMER_BATCH_SIZE ?? 2000), maxBatchWaitMs: 1000 }),
+      new ConsumerRunner(d, log, producer, silentLogger(), {
+        maxBatchItems: Number(process.env.CONSUMER_BATCH_SIZE ?? 2000),
+        maxBatchWaitMs: 1000,
+      }),
   );
   for (const r of runners) await r.start();
   for (const r of runners) {
