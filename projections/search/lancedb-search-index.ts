@@ -53,11 +53,20 @@ import { analyze } from './text-analysis.ts';
 
 /** Vector size used for a new index when no embeddings model is available yet. */
 const DEFAULT_DIMENSIONS = 384;
+/**
+ * A refresh rewrites every fragment that lost more than a tenth of its rows to replacements; on a
+ * million-line table that takes minutes, and writers wait for it. Pausing at least this many times
+ * its duration between refreshes keeps writers going most of the time during a backfill.
+ */
+const REFRESH_PAUSE_FACTOR = 3;
 
 export interface LanceDbSearchIndexOptions extends SearchIndexOptions {
   /** Lines with vectors needed before an ANN index is trained; below it, search is exact. */
   vectorIndexMinRows?: number;
-  /** Shortest pause between two scheduled refreshes (compaction + incremental indexing). */
+  /**
+   * Shortest pause between two scheduled refreshes (compaction + incremental indexing). A refresh
+   * that took longer stretches the pause to `REFRESH_PAUSE_FACTOR` times its duration.
+   */
   refreshIntervalMs?: number;
   /** Quiet time after the last write before a scheduled refresh starts. */
   refreshDelayMs?: number;
@@ -246,6 +255,7 @@ export class LanceDbSearchIndex implements SearchIndex {
   private readonly tables = new Map<TableName, Table>();
   private meta?: Meta;
   private lastRefresh = 0;
+  private lastRefreshMs = 0;
   private refreshing: Promise<void> = Promise.resolve();
   private dirty = new Set<TableName>();
   private readonly opts: Required<Omit<LanceDbSearchIndexOptions, 'dimensions' | 'model'>>;
@@ -521,7 +531,9 @@ export class LanceDbSearchIndex implements SearchIndex {
     clearTimeout(this.refreshTimer);
     const wait = Math.max(
       this.opts.refreshDelayMs,
-      this.lastRefresh + this.opts.refreshIntervalMs - Date.now(),
+      this.lastRefresh +
+        Math.max(this.opts.refreshIntervalMs, REFRESH_PAUSE_FACTOR * this.lastRefreshMs) -
+        Date.now(),
     );
     this.refreshTimer = setTimeout(() => {
       this.refreshTimer = undefined;
@@ -537,6 +549,7 @@ export class LanceDbSearchIndex implements SearchIndex {
     const dirty = [...this.dirty];
     this.dirty.clear();
     if (dirty.length === 0) return;
+    const started = Date.now();
     try {
       await this.ensureTextIndexes();
       for (const name of dirty) {
@@ -551,6 +564,7 @@ export class LanceDbSearchIndex implements SearchIndex {
       throw err;
     } finally {
       this.lastRefresh = Date.now();
+      this.lastRefreshMs = this.lastRefresh - started;
     }
   }
 
