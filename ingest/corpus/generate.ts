@@ -34,6 +34,8 @@ export const GROUND_TRUTH_FILES = {
   speakers: 'ground-truth/speakers.ndjson',
   queries: 'ground-truth/queries.ndjson',
   relevance: 'ground-truth/relevance.ndjson',
+  /** Lines a paraphrase query's judgements leave out (they share a word with it): neither relevant nor not. */
+  unjudged: 'ground-truth/unjudged.ndjson',
 } as const;
 
 export interface GenerateOptions {
@@ -77,7 +79,7 @@ export interface Manifest {
 }
 
 /** Bumped whenever the same seed and sizes would produce different files. */
-export const GENERATOR_VERSION = 3;
+export const GENERATOR_VERSION = 4;
 
 export const PRESETS = {
   /** Loaded on first `npm start`: short episodes, so every projection (embeddings included) is quick. */
@@ -186,12 +188,15 @@ export async function generateCorpus(options: GenerateOptions): Promise<Manifest
         const form = phraseForm(line.text);
         for (const p of phrases) if (form.includes(p.form)) grades.set(p.id, 2);
         // A paraphrase query's relevant lines share no content word with it; a line that does
-        // (a filler or a second sentence happened to use one) is left out of its judgements.
+        // (a filler, a team name or a second sentence happened to use one) is left out of its
+        // judgements and listed as unjudged, so an evaluation drops it from the ranking instead of
+        // counting a line about the concept as a miss.
         for (const [id, stems] of paraphrase) {
           if (!grades.has(id)) continue;
           const words = contentStems(line.text, stems.lang);
           if ([...stems.words].some((w) => words.has(w))) {
             grades.delete(id);
+            truth.unjudged.write({ query_id: id, episode_id: ep.episode.id, line_number: line.number });
             overlapsExcluded++;
           }
         }

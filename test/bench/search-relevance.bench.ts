@@ -80,6 +80,16 @@ export async function evaluateRelevance(options: {
     j.set(`${r.episode_id}:${r.line_number}`, r.grade);
     judgements.set(r.query_id, j);
   }
+  // Condensed lists: a line a query's judgements leave out (unjudged) is dropped from its rankings.
+  const unjudged = new Map<string, Set<string>>();
+  const unjudgedFile = path.join(corpus.dir, GROUND_TRUTH_FILES.unjudged);
+  if (fs.existsSync(unjudgedFile)) {
+    for (const r of readNdjson<{ query_id: string; episode_id: string; line_number: number }>(unjudgedFile)) {
+      const set = unjudged.get(r.query_id) ?? new Set();
+      set.add(`${r.episode_id}:${r.line_number}`);
+      unjudged.set(r.query_id, set);
+    }
+  }
   const segmentLines = new Map<string, { episode: string; first: number; last: number }>();
   for (const s of corpus.segments) {
     for (const seg of s.segments)
@@ -98,7 +108,8 @@ export async function evaluateRelevance(options: {
       const keyword = mode !== 'semantic' ? parseKeywordQuery(q.text) : undefined;
       const vector = mode !== 'keyword' ? await embedder.embed(q.text, 'query') : undefined;
       const { ranked } = await rankLines(api.services, { keyword, vector, filter: {}, depth: 100 });
-      const lineIds = ranked.map((r) => r.hit.id);
+      const skip = unjudged.get(q.id) ?? new Set<string>();
+      const lineIds = ranked.map((r) => r.hit.id).filter((id) => !skip.has(id));
 
       const params = new URLSearchParams({ limit: '10' });
       if (mode !== 'semantic') params.set('keyword_search', q.text);
@@ -109,14 +120,20 @@ export async function evaluateRelevance(options: {
         headers: { 'x-api-key': api.key },
       });
       if (res.statusCode !== 200) throw new Error(`${q.id} ${mode}: HTTP ${res.statusCode} ${res.body}`);
-      const segIds = (res.json() as { data: { segment: { id: string } }[] }).data.map((d) => d.segment.id);
       const segJudged: Judgements = new Map();
+      const segUnjudged = new Set<string>();
       for (const [id, range] of segmentLines) {
         let best = 0;
-        for (let n = range.first; n <= range.last; n++)
+        for (let n = range.first; n <= range.last; n++) {
           best = Math.max(best, judged.get(`${range.episode}:${n}`) ?? 0);
+          if (skip.has(`${range.episode}:${n}`)) segUnjudged.add(id);
+        }
         if (best > 0) segJudged.set(id, best);
       }
+      // A segment whose only lines about the query are unjudged ones is dropped like those lines.
+      const segIds = (res.json() as { data: { segment: { id: string } }[] }).data
+        .map((d) => d.segment.id)
+        .filter((id) => segJudged.has(id) || !segUnjudged.has(id));
       report.perQuery.push({
         id: q.id,
         kind: q.kind,

@@ -209,4 +209,43 @@ describe('corpus generator', () => {
       }
     }
   });
+
+  it('lists the concept lines left out of a paraphrase query for sharing a word with it as unjudged', async () => {
+    // The relevance bench's corpus: large enough for team names like "Austin Athletic" to turn up
+    // in the transfer concept's lines ("athlete moving to a new team").
+    const dir = path.join(tmp.dir, 'relevance');
+    const manifest = await generateCorpus({
+      podcasts: 36,
+      episodesPerPodcast: 4,
+      seed: 42,
+      out: dir,
+      asOf: Date.UTC(2026, 5, 1),
+    });
+    const unjudged = await readAll<{ query_id: string; episode_id: string; line_number: number }>(
+      path.join(dir, GROUND_TRUTH_FILES.unjudged),
+    );
+    expect(unjudged.length).toBeGreaterThan(0);
+    expect(unjudged.length).toBe(manifest.paraphrase_overlaps_excluded);
+    const judged = new Set(
+      (
+        await readAll<{ query_id: string; episode_id: string; line_number: number }>(
+          path.join(dir, GROUND_TRUTH_FILES.relevance),
+        )
+      ).map((j) => `${j.query_id}/${j.episode_id}:${j.line_number}`),
+    );
+    const transcripts = new Map(
+      (await readAll<Transcript>(path.join(dir, RECORD_FILES.transcript))).map((t) => [t.episode_id, t]),
+    );
+    for (const u of unjudged) {
+      const q = QUERIES.find((x) => x.id === u.query_id)!;
+      expect(q.kind).toBe('paraphrase');
+      expect(judged.has(`${u.query_id}/${u.episode_id}:${u.line_number}`)).toBe(false);
+      const line = transcripts.get(u.episode_id)!.lines[u.line_number - 1]!;
+      const query = contentStems(q.text, q.lang);
+      expect(
+        [...contentStems(line.text, q.lang)].some((w) => query.has(w)),
+        line.text,
+      ).toBe(true);
+    }
+  });
 });
