@@ -234,15 +234,16 @@ export const searchRelevanceBench: Bench = {
   async run(progress) {
     const podcasts = Number(process.env['EARSHOT_BENCH_EVAL_PODCASTS'] ?? 36);
     const episodes = Number(process.env['EARSHOT_BENCH_EVAL_EPISODES'] ?? 4);
+    const seed = Number(process.env['EARSHOT_BENCH_EVAL_SEED'] ?? 42);
     const tmp = tempDir('earshot-bench-relevance-');
     const embeddings = await openTestEmbeddings();
     try {
-      progress(`generating ${podcasts} podcasts × ${episodes} episodes`);
+      progress(`generating ${podcasts} podcasts × ${episodes} episodes, seed ${seed}`);
       const corpus = await generateTestCorpus({
         dir: path.join(tmp.dir, 'corpus'),
         podcasts,
         episodesPerPodcast: episodes,
-        seed: 42,
+        seed,
         asOf: Date.UTC(2026, 5, 1),
       });
       const index = new LanceDbSearchIndex(path.join(tmp.dir, 'search'), {
