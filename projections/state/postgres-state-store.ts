@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { StateStore, Transaction } from './state-store.ts';
 
@@ -8,6 +9,26 @@ const types = {
     return pg.types.getTypeParser(oid, format);
   },
 };
+
+/**
+ * Parameterised statements run as named prepared statements: each connection parses and plans a
+ * statement once and afterwards only binds and executes it, which takes that work off the server
+ * for the hot reads (key lookups, pages of a list). Statement texts built at run time (IN lists of
+ * varying length, bulk inserts) would each stay prepared on every connection, so only the first
+ * MAX_PREPARED distinct texts are prepared; the rest run unprepared.
+ */
+const MAX_PREPARED = 1000;
+const statementNames = new Map<string, string>();
+const STALE_PREPARED_PLAN = '0A000';
+function prepared(sql: string, values: unknown[]): pg.QueryConfig {
+  let name = statementNames.get(sql);
+  if (!name) {
+    if (statementNames.size >= MAX_PREPARED) return { text: sql, values };
+    name = `s_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+    statementNames.set(sql, name);
+  }
+  return { name, text: sql, values };
+}
 
 /** PostgreSQL through a `pg` connection pool. */
 export class PostgresStateStore implements StateStore {
@@ -22,7 +43,15 @@ export class PostgresStateStore implements StateStore {
   }
 
   async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-    return (await this.pool.query(sql, params)).rows as T[];
+    if (params.length === 0) return (await this.pool.query(sql)).rows as T[];
+    try {
+      return (await this.pool.query(prepared(sql, params))).rows as T[];
+    } catch (err) {
+      // A migration by another process changed a table under a statement this connection prepared
+      // ("cached plan must not change result type"): run it unprepared.
+      if ((err as { code?: string }).code !== STALE_PREPARED_PLAN) throw err;
+      return (await this.pool.query(sql, params)).rows as T[];
+    }
   }
 
   async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
@@ -30,6 +59,7 @@ export class PostgresStateStore implements StateStore {
     try {
       await client.query('BEGIN');
       const result = await fn({
+        // Unprepared: a statement gone stale under a transaction could not be retried within it.
         query: async <R>(sql: string, params: unknown[] = []) =>
           (await client.query(sql, params)).rows as R[],
         exec: async (sql: string) => {

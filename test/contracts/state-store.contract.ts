@@ -105,5 +105,21 @@ export function stateStoreContract(adapter: string, setup: () => Promise<StateSt
       const [r] = await store.query<{ n: number }>(`SELECT n FROM ${table} WHERE id = $1`, ['counter']);
       expect(r!.n).toBe(20);
     });
+
+    it('reads a table with its new columns after it is altered under statements already run', async () => {
+      const altered = `${table}_alt`;
+      await store.exec(`CREATE TABLE ${altered} (id text PRIMARY KEY, a integer)`);
+      try {
+        await store.query(`INSERT INTO ${altered} (id, a) VALUES ($1, $2)`, ['x', 1]);
+        const read = () =>
+          store.query<Record<string, unknown>>(`SELECT * FROM ${altered} WHERE id = $1`, ['x']);
+        // Several times, so that every pooled connection has run (and may have prepared) the read.
+        for (let i = 0; i < 12; i++) expect(await read()).toEqual([{ id: 'x', a: 1 }]);
+        await store.exec(`ALTER TABLE ${altered} ADD COLUMN b text DEFAULT 'new'`);
+        for (let i = 0; i < 12; i++) expect(await read()).toEqual([{ id: 'x', a: 1, b: 'new' }]);
+      } finally {
+        await store.exec(`DROP TABLE IF EXISTS ${altered}`);
+      }
+    });
   });
 }
