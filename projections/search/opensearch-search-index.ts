@@ -728,9 +728,14 @@ export class OpenSearchSearchIndex implements SearchIndex {
 
   /** Deletes every index this adapter created (tests and rebuilds). */
   async drop(): Promise<void> {
+    // A node busy merging a large index can take longer than the default 30 s to apply the delete.
     await this.client.indices.delete(
-      { index: [...DATA_INDEXES, 'meta'].map((i) => this.name(i as IndexName)).join(',') },
-      { ignore: [404] },
+      {
+        index: [...DATA_INDEXES, 'meta'].map((i) => this.name(i as IndexName)).join(','),
+        cluster_manager_timeout: '5m',
+        timeout: '5m',
+      },
+      { ignore: [404], requestTimeout: 330_000 },
     );
   }
 
