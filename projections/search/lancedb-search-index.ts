@@ -76,6 +76,22 @@ export interface LanceDbSearchIndexOptions extends SearchIndexOptions {
 
 type TableName = 'lines' | 'segments' | 'clips' | 'episodes' | 'names' | 'parts';
 
+/**
+ * How long a scheduled refresh waits: at least `delayMs` of quiet, and no sooner than `intervalMs`
+ * — or REFRESH_PAUSE_FACTOR times the last refresh's duration, when that is longer — after the
+ * last refresh ended.
+ */
+export function refreshWait(t: {
+  now: number;
+  lastRefreshAt: number;
+  lastRefreshMs: number;
+  intervalMs: number;
+  delayMs: number;
+}): number {
+  const pause = Math.max(t.intervalMs, REFRESH_PAUSE_FACTOR * t.lastRefreshMs);
+  return Math.max(t.delayMs, t.lastRefreshAt + pause - t.now);
+}
+
 const list = (name: string) => new Field(name, new List(new Field('item', new Utf8(), true)), false);
 const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
 const f64 = (name: string) => new Field(name, new Float64(), false);
@@ -529,12 +545,13 @@ export class LanceDbSearchIndex implements SearchIndex {
   scheduleRefresh(): void {
     if (this.closed) return;
     clearTimeout(this.refreshTimer);
-    const wait = Math.max(
-      this.opts.refreshDelayMs,
-      this.lastRefresh +
-        Math.max(this.opts.refreshIntervalMs, REFRESH_PAUSE_FACTOR * this.lastRefreshMs) -
-        Date.now(),
-    );
+    const wait = refreshWait({
+      now: Date.now(),
+      lastRefreshAt: this.lastRefresh,
+      lastRefreshMs: this.lastRefreshMs,
+      intervalMs: this.opts.refreshIntervalMs,
+      delayMs: this.opts.refreshDelayMs,
+    });
     this.refreshTimer = setTimeout(() => {
       this.refreshTimer = undefined;
       this.refresh().catch((err) => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { windowsOf } from '../../api/search/dialogue-search.ts';
+import { refreshWait } from '../../projections/search/lancedb-search-index.ts';
 import { matchName } from '../../projections/search/name-match.ts';
 import { reciprocalRankFusion } from '../../projections/search/rrf.ts';
 import type { SegmentDoc } from '../../projections/search/search-index.ts';
@@ -116,5 +117,21 @@ describe('result windows', () => {
     const [w] = windowsOf(seg, new Map());
     expect(w!.lines.map((l) => l.number)).toEqual([1, 2, 3, 4, 5]);
     expect(w!.is_preview).toBe(true);
+  });
+});
+
+describe('LanceDB refresh scheduling', () => {
+  const base = { now: 100_000, intervalMs: 30_000, delayMs: 1_000 };
+
+  it('waits for quiet after writes, at most one refresh per interval while refreshes are quick', () => {
+    expect(refreshWait({ ...base, lastRefreshAt: 0, lastRefreshMs: 0 })).toBe(1_000);
+    expect(refreshWait({ ...base, lastRefreshAt: 90_000, lastRefreshMs: 2_000 })).toBe(20_000);
+  });
+
+  it('stretches the pause to three times a slow refresh, so writers keep most of the time', () => {
+    // A two-minute refresh that ended 10 s ago: the next one starts 6 minutes after it ended.
+    expect(refreshWait({ ...base, lastRefreshAt: 90_000, lastRefreshMs: 120_000 })).toBe(350_000);
+    // Once that pause has passed, only the quiet time is left.
+    expect(refreshWait({ ...base, now: 500_000, lastRefreshAt: 90_000, lastRefreshMs: 120_000 })).toBe(1_000);
   });
 });
