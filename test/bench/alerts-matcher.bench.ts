@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { silentLogger } from '../../infra/logger.ts';
+import { Rng } from '../../ingest/corpus/rng.ts';
 import { LmdbEventLog } from '../../ingest/event-log/lmdb-event-log.ts';
 import { EventProducer } from '../../ingest/event-producer.ts';
 import { AvroCodec } from '../../ingest/schema-registry/avro-codec.ts';
@@ -21,17 +22,6 @@ const EPISODES = 4_000;
 const ENTITIES_PER_EPISODE = 10;
 const MENTIONS_PER_ENTITY = 3;
 const LINES = 120;
-
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * The alert matcher with 10,000 live alerts (1-5 entities each over 20,000 entities; one in ten
@@ -65,7 +55,8 @@ export const alertsMatcherBench: Bench = {
         plan: 'enterprise',
       });
 
-      const random = rng(42);
+      const seeded = new Rng(42);
+      const random = () => seeded.float();
       const entity = () => `ent_${Math.floor(random() * ENTITIES)}`;
       const alerts = Array.from({ length: ALERTS }, (_, i) => {
         const speaker = i % 10 === 0;

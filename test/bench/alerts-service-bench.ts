@@ -2,11 +2,13 @@ import path from 'node:path';
 import { loadConfig } from '../../infra/config.ts';
 import { silentLogger } from '../../infra/logger.ts';
 import { startService } from '../../infra/service.ts';
+import { Rng } from '../../ingest/corpus/rng.ts';
 import { IngestState } from '../../ingest/loader/ingest-state.ts';
 import { publishValidRecords } from '../../ingest/loader/loader.ts';
 import { validateIngestBatch } from '../../ingest/loader/validate.ts';
 import { alertsRuntime } from '../../processors/alerts/alerts-pipeline.ts';
 import { TOPICS } from '../../schemas/topics.ts';
+import { transcriptOf } from '../support/alerts.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import type { BenchResult } from './bench.ts';
@@ -72,16 +74,6 @@ export function companyName(i: number): string {
   return `${word[0]!.toUpperCase()}${word.slice(1)}`;
 }
 
-function rng(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const PODCAST_ID = 'pod_alerts_bench';
 
 function episodeRecords(id: string, names: string[], publishedAt: number) {
@@ -130,23 +122,7 @@ function episodeRecords(id: string, names: string[], publishedAt: number) {
         clips: [],
       },
     },
-    {
-      type: 'transcript',
-      data: {
-        episode_id: id,
-        language: 'en-US',
-        lines: lines.map((text, i) => ({
-          number: i + 1,
-          speaker: i % 2 === 0 ? 'SPEAKER_1' : 'SPEAKER_2',
-          role: null,
-          start_seconds: i * 6,
-          end_seconds: i * 6 + 6,
-          text,
-          words: null,
-        })),
-        transcribed_at: Date.now(),
-      },
-    },
+    { type: 'transcript', data: transcriptOf(id, lines) },
   ];
 }
 
@@ -186,7 +162,8 @@ export async function runAlertsServiceBench(
       projectId: project.id,
       url: `${rx.url}/hook`,
     });
-    const random = rng(7);
+    const seeded = new Rng(7);
+    const random = () => seeded.float();
     const entityIndex = () => Math.floor(random() * o.companies);
     const entityId = (i: number) => `ent_bench_${i}`;
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
+import { transcriptOf } from '../support/alerts.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { spawnEarshot } from '../support/service-process.ts';
 import { tempDir } from '../support/temp-dir.ts';
@@ -68,23 +69,7 @@ function transcript(episodeId: string) {
     'Northwind Robotics expects orders to double, which is bold.',
     'Thanks for listening.',
   ];
-  return {
-    type: 'transcript',
-    data: {
-      episode_id: episodeId,
-      language: 'en-US',
-      lines: texts.map((text, i) => ({
-        number: i + 1,
-        speaker: i % 2 === 0 ? 'SPEAKER_1' : 'SPEAKER_2',
-        role: null,
-        start_seconds: i * 6,
-        end_seconds: i * 6 + 6,
-        text,
-        words: null,
-      })),
-      transcribed_at: Date.now(),
-    },
-  };
+  return { type: 'transcript', data: transcriptOf(episodeId, texts) };
 }
 
 /**

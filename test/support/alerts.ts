@@ -49,6 +49,29 @@ export async function verifiedEmail(db: Queryable, organizationId: string, email
   );
 }
 
+/** A transcript of `texts`, one line every 6 s, two speakers taking turns (`first` speaks first). */
+export function transcriptOf(
+  episodeId: string,
+  texts: string[],
+  options: { language?: string; at?: number; first?: 'SPEAKER_1' | 'SPEAKER_2' } = {},
+): Transcript {
+  const [a, b] = options.first === 'SPEAKER_2' ? ['SPEAKER_2', 'SPEAKER_1'] : ['SPEAKER_1', 'SPEAKER_2'];
+  return {
+    episode_id: episodeId,
+    language: options.language ?? 'en-US',
+    lines: texts.map((text, i) => ({
+      number: i + 1,
+      speaker: i % 2 === 0 ? a : b,
+      role: null,
+      start_seconds: i * 6,
+      end_seconds: i * 6 + 6,
+      text,
+      words: null,
+    })),
+    transcribed_at: options.at ?? Date.now(),
+  };
+}
+
 /** The events of one episode, in the shape the ingest and detectors produce them. */
 export function episodeEvents(input: {
   id: string;
@@ -74,20 +97,7 @@ export function episodeEvents(input: {
     'And we are back.',
     'Thanks for listening.',
   ];
-  const transcript: Transcript = {
-    episode_id: input.id,
-    language,
-    lines: texts.map((text, i) => ({
-      number: i + 1,
-      speaker: i % 2 === 0 ? 'SPEAKER_2' : 'SPEAKER_1',
-      role: null,
-      start_seconds: i * 6,
-      end_seconds: i * 6 + 6,
-      text,
-      words: null,
-    })),
-    transcribed_at: at,
-  };
+  const transcript = transcriptOf(input.id, texts, { language, at, first: 'SPEAKER_2' });
   const episode: EpisodePublished = {
     id: input.id,
     slug: `${input.id}-slug`,
