@@ -159,8 +159,9 @@ export class Accounts {
 
   async projectsOf(organizationId: string, after?: string, limit = 100): Promise<Project[]> {
     return this.db.query<Project>(
-      'SELECT * FROM projects WHERE organization_id = $1 AND ($2::text IS NULL OR id > $2) ORDER BY id LIMIT $3',
-      [organizationId, after ?? null, limit],
+      // '' sorts before every id: one index range, whether or not there is a cursor
+      'SELECT * FROM projects WHERE organization_id = $1 AND id > $2 ORDER BY id LIMIT $3',
+      [organizationId, after ?? '', limit],
     );
   }
 

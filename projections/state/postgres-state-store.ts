@@ -1,11 +1,14 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { parseTimestamptz } from './pg-timestamps.ts';
 import type { StateStore, Transaction } from './state-store.ts';
 
 const INT8_OID = 20;
+const TIMESTAMPTZ_OID = 1184;
 const types = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === INT8_OID) return (value: string) => Number(value);
+    if (oid === TIMESTAMPTZ_OID && format !== 'binary') return parseTimestamptz;
     return pg.types.getTypeParser(oid, format);
   },
 };
@@ -30,27 +33,82 @@ function prepared(sql: string, values: unknown[]): pg.QueryConfig {
   return { name, text: sql, values };
 }
 
-/** PostgreSQL through a `pg` connection pool. */
+/** One connection that carries many queries at once: each is sent without waiting for the last. */
+interface Lane {
+  client?: Promise<pg.Client>;
+  inFlight: number;
+}
+
+/**
+ * PostgreSQL through `pg`. Single statements run on a few pipelined connections: under load, many
+ * requests' queries share one connection and the server answers them back to back, instead of
+ * each query taking a pooled connection for a whole round trip (and waking one more server
+ * process). Every pipelined query ends with its own Sync, so one failing does not fail the others.
+ * Transactions and statements without parameters (migrations, scripts) use the pool.
+ */
 export class PostgresStateStore implements StateStore {
   readonly kind = 'postgres';
   private readonly pool: pg.Pool;
+  private readonly lanes: Lane[];
+  private closed = false;
 
-  constructor(url: string, max = 10) {
+  constructor(
+    private readonly url: string,
+    max = 10,
+    pipelinedConnections = 2,
+  ) {
     this.pool = new pg.Pool({ connectionString: url, max, types: types as pg.CustomTypesConfig });
     // An idle connection the server ends (restart, failover, admin) is dropped from the pool and the
     // next query opens a new one; without a listener the pool's 'error' event would end the process.
     this.pool.on('error', () => undefined);
+    this.lanes = Array.from({ length: Math.max(1, pipelinedConnections) }, () => ({ inFlight: 0 }));
+  }
+
+  /** The lane with the fewest queries in flight, so one slow query holds up as few others as can be. */
+  private lane(): Lane {
+    let best = this.lanes[0]!;
+    for (const lane of this.lanes) if (lane.inFlight < best.inFlight) best = lane;
+    if (!best.client) best.client = this.connectLane(best);
+    return best;
+  }
+
+  private connectLane(lane: Lane): Promise<pg.Client> {
+    const client = new pg.Client({
+      connectionString: this.url,
+      types: types as pg.CustomTypesConfig,
+      pipeline: true,
+    });
+    const connecting = client.connect().then(() => client);
+    // A lost connection fails the queries on it; the next query opens a new one.
+    const forget = () => {
+      if (lane.client === connecting) lane.client = undefined;
+    };
+    client.on('error', forget);
+    client.on('end', forget);
+    connecting.catch(forget);
+    return connecting;
+  }
+
+  private async pipelined(query: pg.QueryConfig): Promise<pg.QueryResult> {
+    if (this.closed) throw new Error('the state store is closed');
+    const lane = this.lane();
+    lane.inFlight++;
+    try {
+      return await (await lane.client!).query(query);
+    } finally {
+      lane.inFlight--;
+    }
   }
 
   async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
     if (params.length === 0) return (await this.pool.query(sql)).rows as T[];
     try {
-      return (await this.pool.query(prepared(sql, params))).rows as T[];
+      return (await this.pipelined(prepared(sql, params))).rows as T[];
     } catch (err) {
       // A migration by another process changed a table under a statement this connection prepared
       // ("cached plan must not change result type"): run it unprepared.
       if ((err as { code?: string }).code !== STALE_PREPARED_PLAN) throw err;
-      return (await this.pool.query(sql, params)).rows as T[];
+      return (await this.pipelined({ text: sql, values: params })).rows as T[];
     }
   }
 
@@ -81,6 +139,10 @@ export class PostgresStateStore implements StateStore {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    const clients = this.lanes.map((lane) => lane.client?.catch(() => undefined));
+    for (const lane of this.lanes) lane.client = undefined;
+    await Promise.all(clients.map(async (client) => (await client)?.end()));
     await this.pool.end();
   }
 }

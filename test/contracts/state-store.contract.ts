@@ -90,6 +90,23 @@ export function stateStoreContract(adapter: string, setup: () => Promise<StateSt
       expect(sqlState(err)).toBe(UNIQUE_VIOLATION);
     });
 
+    it('answers many statements at once, each with its own rows, and a failing one fails alone', async () => {
+      const divisor = (i: number) => (i % 50 === 7 ? 0 : 1);
+      const settled = await Promise.allSettled(
+        Array.from({ length: 300 }, (_, i) =>
+          store.query<{ n: number }>('SELECT $1::int * 10 / $2::int AS n', [i, divisor(i)]),
+        ),
+      );
+      settled.forEach((outcome, i) => {
+        if (divisor(i) === 0) {
+          expect(outcome.status).toBe('rejected');
+          expect(sqlState((outcome as PromiseRejectedResult).reason)).toBe('22012');
+        } else {
+          expect(outcome).toEqual({ status: 'fulfilled', value: [{ n: i * 10 }] });
+        }
+      });
+    });
+
     it('keeps concurrent read-modify-write transactions consistent', async () => {
       await store.query(`INSERT INTO ${table} (id, n) VALUES ($1, 0)`, ['counter']);
       await Promise.all(
