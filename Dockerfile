@@ -26,5 +26,5 @@ USER node
 VOLUME ["/data"]
 EXPOSE 8080
 
-ENTRYPOINT ["node", "bin/earshot.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=64", "bin/earshot.js"]
 CMD ["start"]

@@ -1,20 +1,12 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { buildApp } from '../../api/app.ts';
-import { silentLogger } from '../../infra/logger.ts';
-import { Readiness } from '../../infra/readiness.ts';
-import { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
-import { Accounts } from '../../projections/state/accounts.ts';
-import { migrate } from '../../projections/state/migrations.ts';
-import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
-import { PostgresStateStore } from '../../projections/state/postgres-state-store.ts';
-import type { StateStore } from '../../projections/state/state-store.ts';
-import { TEST_SETTINGS } from '../support/api.ts';
-import { testDeliveryKit } from '../support/delivery.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import type { Bench, BenchResult } from './bench.ts';
 
@@ -38,45 +30,70 @@ async function scratchDatabase(url: string) {
   };
 }
 
+/**
+ * The Node flags `npm start` runs the service with, so the measured server runs as users run it.
+ * One place decides them: the `start` script in package.json.
+ */
+function serviceNodeFlags(): string[] {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const [node, ...rest] = pkg.scripts['start']!.split(/\s+/);
+  if (node !== 'node') throw new Error('the start script does not run node');
+  const flags: string[] = [];
+  for (const token of rest) {
+    if (!token.startsWith('--')) break;
+    flags.push(token);
+  }
+  return flags;
+}
+
+/** Starts `api-server.ts` with `env` and waits for the line that says where it listens. */
+async function startServer(env: Record<string, string>) {
+  const child = spawn(
+    process.execPath,
+    [...serviceNodeFlags(), '--import', 'tsx', path.join(root, 'test/bench/api-server.ts')],
+    { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const exited = once(child, 'exit');
+  const [line] = (await Promise.race([
+    once(readline.createInterface({ input: child.stdout! }), 'line'),
+    exited.then(([code]) => {
+      throw new Error(`the bench API server exited with ${code} before listening`);
+    }),
+  ])) as [string];
+  const server = JSON.parse(line) as { url: string; key: string; organizationId: string };
+  return {
+    ...server,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
 async function measure(
   label: string,
-  state: StateStore,
+  env: Record<string, string>,
   progress: (msg: string) => void,
 ): Promise<BenchResult[]> {
-  await migrate(state);
-  const accounts = new Accounts(state);
-  const org = await accounts.createOrganization({ name: 'Bench Org' });
-  for (let i = 0; i < 40; i++)
-    await accounts.createProject({ organizationId: org.id, name: `project ${i}`, plan: 'business' });
-  const [first] = await accounts.projectsOf(org.id, undefined, 1);
-  const { key } = await accounts.createApiKey({ projectId: first!.id });
-  const app = await buildApp({
-    logger: silentLogger(),
-    readiness: new Readiness(),
-    services: {
-      state,
-      accounts,
-      catalog: new CatalogReader(state),
-      delivery: testDeliveryKit(state, new CatalogReader(state)),
-    },
-    settings: { ...TEST_SETTINGS, rateLimitPerMinute: 10_000_000 },
-  });
-  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  const server = await startServer(env);
   try {
-    const target = `${url}/v1/organizations/${org.id}/projects?limit=25`;
-    const check = await fetch(target, { headers: { 'x-api-key': key } });
+    const target = `${server.url}/v1/organizations/${server.organizationId}/projects?limit=25`;
+    const check = await fetch(target, { headers: { 'x-api-key': server.key } });
     const body = (await check.json()) as { data: unknown[] };
     if (check.status !== 200 || body.data.length !== 25) throw new Error(`unexpected answer ${check.status}`);
     const cli = path.join(root, 'node_modules/autocannon/autocannon.js');
+    const header = `x-api-key=${server.key}`;
     progress(`${label}: warm-up 3 s`);
-    await run(process.execPath, [cli, '-c', '50', '-d', '3', '-H', `x-api-key=${key}`, target], {
-      maxBuffer: 1 << 24,
-    });
+    await run(process.execPath, [cli, '-c', '50', '-d', '3', '-H', header, target], { maxBuffer: 1 << 24 });
     progress(`${label}: measuring 15 s`);
     const { stdout } = await run(
       process.execPath,
-      [cli, '-c', '50', '-d', '15', '-j', '-H', `x-api-key=${key}`, target],
-      { maxBuffer: 1 << 24 },
+      [cli, '-c', '50', '-d', '15', '-j', '-H', header, target],
+      {
+        maxBuffer: 1 << 24,
+      },
     );
     const r = JSON.parse(stdout) as {
       requests: { average: number; total: number };
@@ -93,7 +110,7 @@ async function measure(
         value: Math.round(r.requests.average),
         unit: 'req/s',
         target: { op: '>=', value: 3000 },
-        note: `load average ${load}`,
+        note: `load average ${load}; server flags ${serviceNodeFlags().join(' ') || 'none'}`,
       },
       { bench: 'api', metric: `${label}: GET 25-item page: p50 latency`, value: r.latency.p50, unit: 'ms' },
       {
@@ -105,37 +122,35 @@ async function measure(
       },
     ];
   } finally {
-    await app.close();
+    await server.stop();
   }
 }
 
 /**
- * An authenticated GET returning a 25-item page from the state store, loaded by autocannon from
- * a second process with 50 connections on loopback: on the embedded store (PGlite on disk), and
- * on PostgreSQL too when `DATABASE_URL` is set (a scratch database, dropped afterwards).
+ * An authenticated GET returning a 25-item page from the state store, loaded by autocannon with
+ * 50 connections on loopback. The server runs in a process of its own, with the Node flags of
+ * `npm start`: on the embedded store (PGlite on disk), and on PostgreSQL too when `DATABASE_URL`
+ * is set (a scratch database, dropped afterwards).
  */
 export const apiBench: Bench = {
   name: 'api',
   description:
-    'authenticated GET of a 25-item page from the state store (PGlite; PostgreSQL when DATABASE_URL is set), 50 connections, autocannon in a second process',
+    'authenticated GET of a 25-item page from the state store (PGlite; PostgreSQL when DATABASE_URL is set), 50 connections; server and autocannon each in a process of their own',
   async run(progress) {
     const results: BenchResult[] = [];
     const tmp = tempDir('earshot-bench-api-');
-    const embedded = new PgliteStateStore(path.join(tmp.dir, 'state'));
     try {
+      const embedded = { DATABASE_URL: '', EARSHOT_BENCH_STATE_DIR: path.join(tmp.dir, 'state') };
       results.push(...(await measure('PGlite', embedded, progress)));
     } finally {
-      await embedded.close();
       tmp.remove();
     }
     const databaseUrl = process.env['DATABASE_URL'];
     if (databaseUrl) {
       const db = await scratchDatabase(databaseUrl);
-      const postgres = new PostgresStateStore(db.url);
       try {
-        results.push(...(await measure('PostgreSQL', postgres, progress)));
+        results.push(...(await measure('PostgreSQL', { DATABASE_URL: db.url }, progress)));
       } finally {
-        await postgres.close();
         await db.drop();
       }
     }
