@@ -33,6 +33,12 @@ function prepared(sql: string, values: unknown[]): pg.QueryConfig {
   return { name, text: sql, values };
 }
 
+/**
+ * Reads share the pipelined connections. A write takes a pooled connection of its own, so a long
+ * bulk write (a projector's batch) never holds up the reads queued behind it on a shared one.
+ */
+const READ = /^\s*SELECT\b/i;
+
 /** One connection that carries many queries at once: each is sent without waiting for the last. */
 interface Lane {
   client?: Promise<pg.Client>;
@@ -40,11 +46,11 @@ interface Lane {
 }
 
 /**
- * PostgreSQL through `pg`. Single statements run on a few pipelined connections: under load, many
+ * PostgreSQL through `pg`. Parameterised reads run on a few pipelined connections: under load, many
  * requests' queries share one connection and the server answers them back to back, instead of
  * each query taking a pooled connection for a whole round trip (and waking one more server
  * process). Every pipelined query ends with its own Sync, so one failing does not fail the others.
- * Transactions and statements without parameters (migrations, scripts) use the pool.
+ * Writes, transactions and statements without parameters (migrations, scripts) use the pool.
  */
 export class PostgresStateStore implements StateStore {
   readonly kind = 'postgres';
@@ -102,13 +108,16 @@ export class PostgresStateStore implements StateStore {
 
   async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
     if (params.length === 0) return (await this.pool.query(sql)).rows as T[];
+    const run = READ.test(sql)
+      ? (q: pg.QueryConfig) => this.pipelined(q)
+      : (q: pg.QueryConfig) => this.pool.query(q);
     try {
-      return (await this.pipelined(prepared(sql, params))).rows as T[];
+      return (await run(prepared(sql, params))).rows as T[];
     } catch (err) {
       // A migration by another process changed a table under a statement this connection prepared
       // ("cached plan must not change result type"): run it unprepared.
       if ((err as { code?: string }).code !== STALE_PREPARED_PLAN) throw err;
-      return (await this.pipelined({ text: sql, values: params })).rows as T[];
+      return (await run({ text: sql, values: params })).rows as T[];
     }
   }
 

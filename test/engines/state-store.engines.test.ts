@@ -18,6 +18,26 @@ if (reason) {
   });
 
   describe('PostgreSQL state store connections', () => {
+    it('answers reads while a long write runs', async () => {
+      const store = new PostgresStateStore(url);
+      const table = `slow_write_${process.pid}`;
+      await store.exec(`CREATE TABLE ${table} (id text PRIMARY KEY)`);
+      try {
+        await store.query('SELECT $1::int AS n', [1]);
+        const write = store.query(`INSERT INTO ${table} (id) SELECT $1 FROM pg_sleep(1.5)`, ['slow']);
+        const started = performance.now();
+        await Promise.all(Array.from({ length: 10 }, (_, i) => store.query('SELECT $1::int AS n', [i])));
+        expect(performance.now() - started).toBeLessThan(750);
+        await write;
+        expect(await store.query(`SELECT id FROM ${table} WHERE id = $1`, ['slow'])).toEqual([
+          { id: 'slow' },
+        ]);
+      } finally {
+        await store.exec(`DROP TABLE IF EXISTS ${table}`);
+        await store.close();
+      }
+    });
+
     it('replaces a pipelined connection the server ended and goes on answering', async () => {
       const store = new PostgresStateStore(url);
       const admin = new pg.Client({ connectionString: url });
