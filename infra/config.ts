@@ -155,6 +155,7 @@ export const EnvSchema = Type.Object({
   }),
   CONSUMER_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 100_000, default: 2000 }),
   CONSUMER_BATCH_WAIT_MS: Type.Integer({ minimum: 1, maximum: 60_000, default: 1000 }),
+  EARSHOT_ANALYTICS_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 100_000, default: 8000 }),
 });
 
 export type Env = Static<typeof EnvSchema>;

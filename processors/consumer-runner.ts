@@ -35,6 +35,11 @@ export interface ProcessorDefinition<In, Out> {
   /** Pure: the same record always gives the same result. Throwing counts as a dead letter. */
   handle(record: DecodedRecord<In>): StepResult<Out>;
   sink: Sink<Out>;
+  /**
+   * Most items this step writes at once, when its store prefers another size than the runner's
+   * (ClickHouse: fewer, larger inserts). Unset: the runner's `maxBatchItems`.
+   */
+  maxBatchItems?: number;
   /** Optional: releases what the step holds (state stores, timers), after the runner stopped. */
   close?(): Promise<void>;
 }
@@ -127,6 +132,11 @@ export class ConsumerRunner<In, Out> {
     return this.def.groupId;
   }
 
+  /** The step's own batch bound, else the runner's. */
+  private get maxBatchItems(): number {
+    return this.def.maxBatchItems ?? this.opts.maxBatchItems;
+  }
+
   get topics(): string[] {
     return this.def.inputs.map((t) => t.name);
   }
@@ -136,7 +146,7 @@ export class ConsumerRunner<In, Out> {
       groupId: this.def.groupId,
       topics: this.topics,
       fromBeginning: this.opts.fromBeginning,
-      maxBatchRecords: this.opts.maxBatchItems,
+      maxBatchRecords: this.maxBatchItems,
     });
     await this.consumer.run({
       partitionsConsumedConcurrently: this.opts.partitionsConsumedConcurrently,
@@ -166,7 +176,7 @@ export class ConsumerRunner<In, Out> {
       });
     }
     const caughtUp = batch.records.at(-1)!.offset + 1 >= batch.highWatermark;
-    if (this.buffer.length >= this.opts.maxBatchItems) {
+    if (this.buffer.length >= this.maxBatchItems) {
       await this.flush(batch.heartbeat);
     } else if (caughtUp) {
       // Nothing more is waiting: write now rather than holding records for the time bound.
@@ -210,8 +220,8 @@ export class ConsumerRunner<In, Out> {
     this.deadLetters = [];
     this.positions = new Map();
     const failed: (Pending<Out> & { reason: string })[] = [];
-    for (let i = 0; i < items.length; i += this.opts.maxBatchItems) {
-      failed.push(...(await this.writeIsolating(items.slice(i, i + this.opts.maxBatchItems), heartbeat)));
+    for (let i = 0; i < items.length; i += this.maxBatchItems) {
+      failed.push(...(await this.writeIsolating(items.slice(i, i + this.maxBatchItems), heartbeat)));
     }
     for (const f of failed) deadLetters.push({ source: f.source, step: 'write', reason: f.reason });
     if (deadLetters.length > 0) await this.retrying(() => this.writeDeadLetters(deadLetters), heartbeat);

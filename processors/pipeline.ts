@@ -51,7 +51,9 @@ export function pipelineSteps(platform: Platform): PipelineStep[] {
     // catalog entities and podcasts → the names index (entity and podcast search)
     { role: 'projectors', definition: namesProjector(() => platform.search.searchIndex) },
     // every topic → the analytics store (dimensions, transcripts, mentions, ads, charts, bias)
-    ...analyticsProjectors(platform.analytics).map((definition) => ({
+    ...analyticsProjectors(platform.analytics, {
+      batchItems: platform.config.env.EARSHOT_ANALYTICS_BATCH_SIZE,
+    }).map((definition) => ({
       role: 'projectors' as const,
       definition,
     })),

@@ -279,6 +279,12 @@ const HANDLERS: Record<string, Handler> = {
 export interface AnalyticsProjectorOptions {
   /** Compact the range-scanned tables in the background after bulk loads (default true). */
   compact?: boolean;
+  /**
+   * Most records a projector writes in one insert per table (`EARSHOT_ANALYTICS_BATCH_SIZE`).
+   * ClickHouse makes a part per insert and merges them afterwards, so fewer, larger inserts cost
+   * less per row; unset, the runner's batch applies.
+   */
+  batchItems?: number;
 }
 
 function projector(
@@ -291,6 +297,7 @@ function projector(
     name,
     groupId: `projector.${name}`,
     inputs,
+    ...(options.batchItems ? { maxBatchItems: options.batchItems } : {}),
     handle(record) {
       const handler = HANDLERS[record.topic];
       if (!handler) return skip(`${name} does not read ${record.topic}`);

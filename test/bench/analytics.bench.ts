@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
+import { loadConfig } from '../../infra/config.ts';
 import { silentLogger } from '../../infra/logger.ts';
 import { LmdbEventLog } from '../../ingest/event-log/lmdb-event-log.ts';
 import { EventProducer } from '../../ingest/event-producer.ts';
@@ -188,10 +189,10 @@ async function runOn(
     progress(`produced ${JSON.stringify(produced)}`);
     const catalog = new CatalogReader(state);
     // Compaction is run explicitly below, so reads are measured both before and after it.
-    const projectors = analyticsProjectors(store, { compact: false }) as ProcessorDefinition<
-      unknown,
-      unknown
-    >[];
+    const projectors = analyticsProjectors(store, {
+      compact: false,
+      batchItems: loadConfig().env.EARSHOT_ANALYTICS_BATCH_SIZE,
+    }) as ProcessorDefinition<unknown, unknown>[];
     const named = (name: string) => projectors.filter((d) => d.name === name);
     const stateCatalog = {
       ...catalogProjector(state, () => catalog.invalidate()),

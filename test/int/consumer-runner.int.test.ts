@@ -103,6 +103,33 @@ describe('consumer runner', () => {
     expect(sink.calls).toBeGreaterThanOrEqual(3);
   });
 
+  it("writes batches of the step's own size when the step sets one", async () => {
+    await bb.producer.send(
+      TOPICS.episodes,
+      Array.from({ length: 1000 }, (_, i) => ({ key: `ep_${i}`, value: episode(i) })),
+    );
+    const sink = new RecordingSink();
+    runner = new ConsumerRunner(
+      {
+        name: 'large-batches',
+        groupId: `test-${randomUUID()}`,
+        inputs: [TOPICS.episodes],
+        handle: (r) => ok(r.value.title),
+        sink,
+        maxBatchItems: 400,
+      },
+      bb.log,
+      bb.producer,
+      silentLogger(),
+      { maxBatchItems: 100, maxBatchWaitMs: 50 },
+    );
+    await runner.start();
+    await waitFor(async () => (await totalLag(runner!)) === 0, { what: 'lag 0' });
+    expect(sink.written).toHaveLength(1000);
+    expect(sink.largest).toBeGreaterThan(100);
+    expect(sink.largest).toBeLessThanOrEqual(400);
+  });
+
   it('dead-letters bad bytes, unknown schema ids, records of another topic and handler failures, and goes on', async () => {
     const good = bb.codec.encode(TOPICS.episodes.name, episode(1));
     const unknownId = Buffer.from(good);
