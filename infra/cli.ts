@@ -11,6 +11,7 @@ import { registerIngestCommands } from './ingest-commands.ts';
 import { createLogger } from './logger.ts';
 import { replayGroup } from './operations.ts';
 import { type OperatorActions, OperatorError, operatorActions } from './operator.ts';
+import { PROJECTIONS, ProjectionError, rebuildProjections } from './projections.ts';
 import { startService } from './service.ts';
 
 const program = new Command('earshot')
@@ -338,6 +339,31 @@ models
 registerIngestCommands(program, () => config());
 
 program
+  .command('projections')
+  .description('read models built from the event log alone (catalog, search, analytics)')
+  .command('rebuild')
+  .description(
+    'empty projections and move their consumer groups back to the start of the log; the projectors ' +
+      'write them again when the service next starts. Run it with the service stopped. Projections: ' +
+      `${PROJECTIONS.map((p) => `${p.name} (${p.description})`).join('; ')}; or all`,
+  )
+  .argument('<names...>', 'projections to rebuild, or all')
+  .action(async (names: string[]) => {
+    const reports = await rebuildProjections(config(), names, createLogger('error'), (msg) =>
+      console.error(msg),
+    );
+    for (const r of reports) {
+      console.log(
+        `${r.projection}: ${r.cleared}; ${r.groups.map((g) => g.group).join(', ')} back at the start: ` +
+          `${r.toProcess} records to process again`,
+      );
+    }
+    console.log(
+      'Start the service (or its projectors role) to write them again; /readyz answers 200 once they have.',
+    );
+  });
+
+program
   .command('bench')
   .description('run the benchmark suite; prints a table and writes JSON to bench-results/')
   .argument('[names...]', 'only these benchmarks')
@@ -355,7 +381,8 @@ program.parseAsync(process.argv).catch((err: unknown) => {
     err instanceof InvalidArgumentError ||
     err instanceof OperatorError ||
     err instanceof AccountError ||
-    err instanceof StateStoreLockedError
+    err instanceof StateStoreLockedError ||
+    err instanceof ProjectionError
   ) {
     console.error(`error: ${err.message}`);
     process.exit(2);
