@@ -329,6 +329,10 @@ export class LanceDbSearchIndex implements SearchIndex {
       this.tables.set(name, table);
     }
     await this.ensureScalarIndexes();
+    // Full-text indexes from the start, even on empty tables: rows written before the first
+    // refresh are then searched with the index's tokenizer. With no index yet, LanceDB tokenized
+    // them otherwise: "Welcome to another Episode, friends." did not match the word `episode`.
+    await this.ensureTextIndexes();
   }
 
   private table(name: TableName): Table {

@@ -33,7 +33,7 @@ interface LineSpec {
   v?: keyof typeof V;
 }
 
-function episode(
+export function episode(
   id: string,
   opts: {
     podcast: string;
