@@ -18,7 +18,7 @@ import { replayGroup } from './operations.ts';
 export interface Projection {
   name: string;
   description: string;
-  /** Names of the pipeline steps (processors/pipeline.ts) that write it. */
+  /** Whether a pipeline step (processors/pipeline.ts), by name, writes it. */
   steps: (name: string) => boolean;
   /** Removes everything the projection holds; its steps write it again from the log. */
   clear(platform: Platform): Promise<string>;
