@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { EventLog } from '../ingest/event-log/event-log.ts';
@@ -221,6 +222,30 @@ export async function buildPlatform(config: Config, logger: Logger): Promise<Pla
   };
 }
 
+/** The search index's directory when it is the embedded one (LanceDB). */
+function searchDir(config: Config): string {
+  return path.join(config.dataDir, 'search');
+}
+
+/**
+ * Deletes the configured search index: its OpenSearch indexes, or the LanceDB directory. The
+ * search runtime creates it again, empty, when it next opens. Says what it deleted.
+ */
+export async function deleteSearchIndex(config: Config): Promise<string> {
+  const { env } = config;
+  if (env.OPENSEARCH_URL) {
+    const index = new OpenSearchSearchIndex(env.OPENSEARCH_URL, { prefix: env.EARSHOT_SEARCH_INDEX_PREFIX });
+    try {
+      await index.drop();
+    } finally {
+      await index.close();
+    }
+    return 'deleted its OpenSearch indexes';
+  }
+  fs.rmSync(searchDir(config), { recursive: true, force: true });
+  return `deleted ${searchDir(config)}`;
+}
+
 /** Where the local embeddings model is cached. */
 export function modelsDir(config: Config): string {
   return path.resolve(config.env.EARSHOT_MODELS_DIR ?? path.join(config.dataDir, 'models'));
@@ -241,7 +266,7 @@ export function createSearch(config: Config, logger: Logger): SearchRuntime {
             ...options,
             prefix: env.EARSHOT_SEARCH_INDEX_PREFIX,
           })
-        : new LanceDbSearchIndex(path.join(config.dataDir, 'search'), {
+        : new LanceDbSearchIndex(searchDir(config), {
             ...options,
             onRefreshError: (err) => logger.warn({ err }, 'search index refresh failed; retrying'),
           }),

@@ -1,12 +1,9 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Logger } from 'pino';
 import { pipelineSteps } from '../processors/pipeline.ts';
 import type { AnalyticsStore } from '../projections/analytics/analytics-store.ts';
-import { OpenSearchSearchIndex } from '../projections/search/opensearch-search-index.ts';
 import { StateStoreLockedError } from '../projections/state/pglite-state-store.ts';
 import type { StateStore } from '../projections/state/state-store.ts';
-import { buildPlatform, type Platform } from './composition.ts';
+import { buildPlatform, deleteSearchIndex, type Platform } from './composition.ts';
 import type { Config } from './config.ts';
 import { replayGroup } from './operations.ts';
 
@@ -43,19 +40,7 @@ async function clearAnalytics(store: AnalyticsStore): Promise<string> {
 }
 
 async function clearSearch(platform: Platform): Promise<string> {
-  const { env } = platform.config;
-  if (env.OPENSEARCH_URL) {
-    const index = new OpenSearchSearchIndex(env.OPENSEARCH_URL, { prefix: env.EARSHOT_SEARCH_INDEX_PREFIX });
-    try {
-      await index.drop();
-    } finally {
-      await index.close();
-    }
-    return 'deleted its OpenSearch indexes (the projectors create them again on start)';
-  }
-  const dir = path.join(platform.config.dataDir, 'search');
-  fs.rmSync(dir, { recursive: true, force: true });
-  return `deleted ${dir} (the projectors create it again on start)`;
+  return `${await deleteSearchIndex(platform.config)} (the projectors create it again on start)`;
 }
 
 export const PROJECTIONS: Projection[] = [
@@ -88,7 +73,7 @@ export interface RebuildReport {
 }
 
 /** Each projection with the consumer groups and topics its steps read. */
-export function projectionGroups(platform: Platform) {
+function projectionGroups(platform: Platform) {
   const steps = pipelineSteps(platform);
   return PROJECTIONS.map((projection) => {
     const groups = new Map<string, Set<string>>();
