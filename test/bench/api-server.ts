@@ -11,7 +11,7 @@ import { testDeliveryKit } from '../support/delivery.ts';
 
 /**
  * The server the API bench loads, in a process of its own: the app on one state store (PostgreSQL
- * when `DATABASE_URL` is set, else PGlite in `EARSHOT_BENCH_STATE_DIR`), an organization with 41
+ * when `DATABASE_URL` is set, else PGlite in `EARSHOT_BENCH_STATE_DIR`), an organization with 40
  * projects and a key. Prints `{url, key, organizationId}` as one JSON line once it listens; closes
  * on SIGTERM.
  */
