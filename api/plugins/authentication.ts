@@ -15,6 +15,32 @@ declare module 'fastify' {
 
 const CACHE_MS = 5000;
 
+/**
+ * Who may call a route: `api_key` for `/v1` routes unless marked `public` (no credential) or
+ * `ingest` (ingest tokens, checked by the route); `open` for everything else (health, documents)
+ * and for requests no route matched, which only ever get a 404 or 405 problem.
+ *
+ * Decided on the pattern the router matched (`request.routeOptions.url`), never on the request
+ * URL: the router decodes percent-encoding (`/%761/…` is `/v1/…`), so a test on the raw URL
+ * would let encoded spellings of a path skip authentication.
+ */
+export type RouteAccess = 'api_key' | 'public' | 'ingest' | 'open';
+
+export function routeAccess(
+  url: string | undefined,
+  config: { public?: boolean; ingest?: boolean } | undefined,
+): RouteAccess {
+  if (url === undefined || !url.startsWith('/v1/')) return 'open';
+  if (config?.ingest) return 'ingest';
+  if (config?.public) return 'public';
+  return 'api_key';
+}
+
+/** The access rule of the route a request matched (`open` when none did). */
+export function accessOf(request: FastifyRequest): RouteAccess {
+  return routeAccess(request.routeOptions.url, request.routeOptions.config);
+}
+
 /** The credential a request presents, in the order the docs recommend. */
 export function presentedCredential(request: FastifyRequest): { key: string; via: string } | undefined {
   const header = request.headers['x-api-key'];
@@ -51,8 +77,7 @@ export const authenticationPlugin = fp<{ accounts: Accounts; docsUrl: string }>(
 
     app.decorateRequest('principal', undefined);
     app.addHook('onRequest', async (request) => {
-      const route = request.routeOptions.config;
-      if (!request.url.startsWith('/v1/') || route?.public || route?.ingest) return;
+      if (accessOf(request) !== 'api_key') return;
       const credential = presentedCredential(request);
       if (!credential) {
         throw problem('authentication_required', 'Send your API key in the X-API-Key header.', {

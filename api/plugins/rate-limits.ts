@@ -2,6 +2,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { problem } from '../problem.ts';
+import { accessOf } from './authentication.ts';
 
 /**
  * Requests per key and minute, from the key's plan unless `perMinute` overrides it for every
@@ -14,7 +15,11 @@ export const rateLimitsPlugin = fp<{ perMinute?: number; fallbackPerMinute: numb
       hook: 'preHandler',
       timeWindow: 60_000,
       // Batch ingest is an operator path (ingest tokens), bounded by batch size, not by rate.
-      allowList: (request) => !request.url.startsWith('/v1/') || request.routeOptions.config?.ingest === true,
+      // Decided on the matched route, never the raw URL (see `routeAccess`).
+      allowList: (request) => {
+        const access = accessOf(request);
+        return access === 'open' || access === 'ingest';
+      },
       keyGenerator: (request) => request.principal?.keyId ?? `ip:${request.ip}`,
       max: (request) =>
         opts.perMinute ?? request.principal?.plan.requests_per_minute ?? opts.fallbackPerMinute,
