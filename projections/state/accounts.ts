@@ -64,6 +64,11 @@ export function newId(prefix: string): string {
   return `${prefix}_${randomString(ID_ALPHABET, 16)}`;
 }
 
+/** The non-secret start of a key (`esk_` + 6 characters) it is listed and told apart by. */
+export function displayPrefix(key: string): string {
+  return key.slice(0, API_KEY_PREFIX.length + 6);
+}
+
 export function newApiKey(): string {
   return API_KEY_PREFIX + randomString(KEY_ALPHABET, 40);
 }
@@ -193,13 +198,7 @@ export class Accounts {
     const [record] = await this.db.query<ApiKeyRecord>(
       `INSERT INTO api_keys (id, project_id, name, display_prefix, key_sha256) VALUES ($1, $2, $3, $4, $5)
        RETURNING id, project_id, name, display_prefix, created_at, last_used_at, revoked_at`,
-      [
-        newId('key'),
-        project.id,
-        input.name ?? 'default',
-        key.slice(0, API_KEY_PREFIX.length + 6),
-        sha256(key),
-      ],
+      [newId('key'), project.id, input.name ?? 'default', displayPrefix(key), sha256(key)],
     );
     return { key, record: record! };
   }

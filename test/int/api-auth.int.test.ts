@@ -1,7 +1,11 @@
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IngestState } from '../../ingest/loader/ingest-state.ts';
 import { type AnalyticsStore, migrateAnalytics } from '../../projections/analytics/analytics-store.ts';
 import { ChdbAnalyticsStore } from '../../projections/analytics/chdb-analytics-store.ts';
+import { IngestTokens } from '../../projections/state/ingest-tokens.ts';
 import { testApi } from '../support/api.ts';
+import { embeddedBackbone } from '../support/backbone.ts';
 import { pathVariants, rawGet, refusedOrUnrouted } from '../support/path-variants.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
@@ -87,5 +91,152 @@ describe('authentication is decided on the matched route, never on the raw URL',
     // Public /v1 routes stay public under any spelling (and validate their token).
     const verify = await rawGet(baseUrl, '/%761/notification-emails/verify?token=nope');
     expect(verify.status).toBe(422);
+  });
+});
+
+describe('failed authentications are rate limited per address and per key prefix', () => {
+  let api: Api;
+  let lookups = 0;
+  const url = () => `/v1/organizations/${api.org.id}/projects`;
+  const guess = (prefix = 'esk_') =>
+    prefix + Math.random().toString(36).slice(2).padEnd(12, '0') + 'x'.repeat(30 - prefix.length);
+
+  beforeAll(async () => {
+    api = await testApi({ rateLimitPerMinute: 3 });
+    const authenticate = api.accounts.authenticate.bind(api.accounts);
+    api.accounts.authenticate = async (key: string) => {
+      lookups++;
+      return authenticate(key);
+    };
+  });
+  afterAll(async () => api?.close());
+
+  it('answers 150 guessed keys in a row from one address with 429 and Retry-After long before 150 lookups', async () => {
+    lookups = 0;
+    const statuses: number[] = [];
+    let retryAfter: string | undefined;
+    for (let i = 0; i < 150; i++) {
+      const res = await api.app.inject({
+        method: 'GET',
+        url: url(),
+        headers: { 'x-api-key': guess() },
+        remoteAddress: '198.51.100.7',
+      });
+      statuses.push(res.statusCode);
+      if (res.statusCode === 429) {
+        retryAfter = res.headers['retry-after'] as string;
+        expect(res.json()).toMatchObject({ error_code: 'rate_limited', status: 429 });
+        expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
+      }
+    }
+    expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
+    expect(statuses.slice(-100).every((s) => s === 429)).toBe(true);
+    expect(lookups).toBeLessThanOrEqual(30);
+    expect(Number(retryAfter)).toBeGreaterThan(0);
+    expect(Number(retryAfter)).toBeLessThanOrEqual(60);
+
+    // The address is refused whatever it sends for the rest of the window; other addresses are not.
+    const blocked = await api.app.inject({
+      method: 'GET',
+      url: url(),
+      headers: { 'x-api-key': api.keys.business! },
+      remoteAddress: '198.51.100.7',
+    });
+    expect(blocked.statusCode).toBe(429);
+    const other = await api.app.inject({
+      method: 'GET',
+      url: url(),
+      headers: { 'x-api-key': api.keys.business! },
+      remoteAddress: '198.51.100.8',
+    });
+    expect(other.statusCode).toBe(200);
+  });
+
+  it('answers guesses that share a key prefix with 429 even when every one comes from another address', async () => {
+    lookups = 0;
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const res = await api.app.inject({
+        method: 'GET',
+        url: url(),
+        headers: { authorization: `Bearer ${guess('esk_Zq9Wv2')}` },
+        remoteAddress: `203.0.113.${i + 1}`,
+      });
+      statuses.push(res.statusCode);
+    }
+    expect(statuses.filter((s) => s === 401).length).toBeGreaterThan(0);
+    expect(statuses.slice(-15).every((s) => s === 429)).toBe(true);
+    expect(lookups).toBeLessThanOrEqual(15);
+  });
+
+  it('counts requests that fail validation (422) against the key', async () => {
+    const headers = { 'x-api-key': api.keys.growth! };
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      statuses.push((await api.app.inject({ method: 'GET', url: `${url()}?limit=0`, headers })).statusCode);
+    }
+    const next = await api.app.inject({ method: 'GET', url: url(), headers });
+    statuses.push(next.statusCode);
+    expect(statuses).toEqual([422, 422, 422, 429]);
+    expect(Number(next.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it('counts requests to public routes that fail validation against the address', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await api.app.inject({
+        method: 'GET',
+        url: '/v1/notification-emails/verify?token=',
+        remoteAddress: '192.0.2.44',
+      });
+      statuses.push(res.statusCode);
+    }
+    expect(statuses).toEqual([422, 422, 422, 429]);
+  });
+});
+
+describe('failed ingest-token authentications are rate limited too', () => {
+  let api: Api;
+  let bb: Awaited<ReturnType<typeof embeddedBackbone>>;
+  let state: IngestState;
+  let tokens: IngestTokens;
+  let lookups = 0;
+
+  beforeAll(async () => {
+    bb = await embeddedBackbone();
+    state = new IngestState(path.join(bb.dir, 'ingest-state'));
+    api = await testApi({}, undefined, {
+      ingest: (s) => {
+        tokens = new IngestTokens(s);
+        const authenticate = tokens.authenticate.bind(tokens);
+        tokens.authenticate = async (token: string) => {
+          lookups++;
+          return authenticate(token);
+        };
+        return { producer: bb.producer, state, tokens };
+      },
+    });
+  });
+  afterAll(async () => {
+    await api?.close();
+    await state?.close();
+    await bb?.close();
+  });
+
+  it('answers guessed ingest tokens with 429 long before each costs a lookup', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 60; i++) {
+      const res = await api.app.inject({
+        method: 'POST',
+        url: '/v1/ingest/batches',
+        headers: { 'x-ingest-token': `eit_${Math.random().toString(36).slice(2).padEnd(40, 'q')}` },
+        payload: { records: [] },
+        remoteAddress: '198.51.100.99',
+      });
+      statuses.push(res.statusCode);
+    }
+    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(statuses.slice(-30).every((s) => s === 429)).toBe(true);
+    expect(lookups).toBeLessThanOrEqual(25);
   });
 });
