@@ -15,9 +15,9 @@ type OpenApi = { paths: Record<string, Record<string, { security?: unknown; para
 /**
  * The running service (`earshot start`, demo corpus) against what an attacker would send: every
  * GET /v1 operation of its live /openapi.json, with real ids, under every spelling of its path,
- * without a credential.
+ * without a credential; and credentials in query strings, which must never reach its log.
  */
-describe('earshot start: authentication on the matched route', () => {
+describe('earshot start: authentication on the matched route, credentials kept out of the log', () => {
   const dir = tempDir();
   const key = 'esk_e2e_security_key_0123456789abcdef';
   let svc: Awaited<ReturnType<typeof spawnEarshot>>;
@@ -101,4 +101,31 @@ describe('earshot start: authentication on the matched route', () => {
     expect(readable).toEqual([]);
     expect(leaks).toEqual([]);
   }, 300_000);
+
+  it('writes no credential from a query string to its log, on success, 401 and 422', async () => {
+    const wrongKey = 'esk_WrongWrongWrongWrongWrongWrong0123';
+    const disableToken = 'eyJhIjoiYWxfeCIsImUiOiJ4QHkifQ.c2lnbmF0dXJlc2lnbmF0dXJl';
+    const verifyToken = 'nev_VerificationTokenNotReal0123456789';
+    const sent = [
+      { path: `/v1/podcasts?limit=1&api-key=${key}`, status: 200 },
+      { path: `/v1/podcasts?api%2Dkey=${key}&limit=1`, status: 200 },
+      { path: `/v1/podcasts?limit=1&api-key=${wrongKey}`, status: 401 },
+      { path: `/v1/alerts/disable?token=${disableToken}`, status: 422 },
+      { path: `/v1/notification-emails/verify?token=${verifyToken}`, status: 422 },
+    ];
+    for (const { path, status } of sent) expect((await rawGet(svc.url, path)).status, path).toBe(status);
+    const bearer = await rawGet(svc.url, '/v1/podcasts?limit=1&last=1', {
+      authorization: `Bearer ${wrongKey}`,
+    });
+    expect(bearer.status).toBe(401);
+    // Requests are logged in order as they come in; wait for the last one.
+    await waitFor(() => svc.output().includes('/v1/podcasts?limit=1&last=1'), {
+      timeoutMs: 10_000,
+      what: 'the last request logged',
+    });
+    const log = svc.output();
+    expect(log).toContain('/v1/podcasts?limit=1&api-key=[REDACTED]');
+    expect(log).toContain('/v1/alerts/disable?token=[REDACTED]');
+    for (const secret of [key, wrongKey, disableToken, verifyToken]) expect(log).not.toContain(secret);
+  });
 });
