@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Accounts, Principal } from '../../projections/state/accounts.ts';
+import { type Accounts, isExpired, type Principal } from '../../projections/state/accounts.ts';
 import { problem } from '../problem.ts';
 
 declare module 'fastify' {
@@ -57,8 +57,9 @@ export function presentedCredential(request: FastifyRequest): { key: string; via
 
 /**
  * API-key authentication for `/v1` routes. Any presented credential, even an invalid one,
- * takes the account path (401 when it does not verify). Keys are looked up by SHA-256 digest;
- * verified keys are cached for a few seconds, so a revocation takes effect within that time.
+ * takes the account path (401 when it does not verify, `api_key_expired` past its expiry). Keys
+ * are looked up by SHA-256 digest; verified keys are cached for a few seconds, so a revocation
+ * takes effect within that time (an expiry at once: it is checked on every request).
  */
 export const authenticationPlugin = fp<{ accounts: Accounts; docsUrl: string }>(
   async (app: FastifyInstance, { accounts, docsUrl }) => {
@@ -96,6 +97,18 @@ export const authenticationPlugin = fp<{ accounts: Accounts; docsUrl: string }>(
         throw problem('invalid_api_key', 'The API key is unknown or has been revoked.', {
           errors: [{ location: credential.via, message: 'is not a valid API key' }],
           headers: { 'www-authenticate': 'Bearer realm="earshot", error="invalid_token"' },
+        });
+      }
+      // Checked on every request, cached or not: a key stops working the moment it expires.
+      if (isExpired(principal)) {
+        throw problem('api_key_expired', `The API key expired at ${principal.expiresAt!.toISOString()}.`, {
+          errors: [{ location: credential.via, message: 'has expired' }],
+          headers: { 'www-authenticate': 'Bearer realm="earshot", error="invalid_token"' },
+          resolve: {
+            message: 'Send a key that has not expired; ask an operator to mint a new key for the project.',
+            action: 'provide_api_key',
+            url: `${docsUrl.replace(/\/$/, '')}/authentication`,
+          },
         });
       }
       request.principal = principal;

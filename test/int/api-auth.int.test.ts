@@ -240,3 +240,75 @@ describe('failed ingest-token authentications are rate limited too', () => {
     expect(lookups).toBeLessThanOrEqual(25);
   });
 });
+
+describe('API keys with an expiry', () => {
+  let api: Api;
+  const url = () => `/v1/organizations/${api.org.id}/projects`;
+
+  beforeAll(async () => {
+    api = await testApi({ rateLimitPerMinute: 1_000_000 });
+  });
+  afterAll(async () => api?.close());
+
+  it('answers an expired key with 401 api_key_expired', async () => {
+    const { key, record } = await api.accounts.createApiKey({
+      projectId: api.projects.team!,
+      name: 'expired',
+      expiresAt: new Date(Date.now() - 1000),
+    });
+    expect(record.expires_at).toBeInstanceOf(Date);
+    const res = await api.app.inject({ method: 'GET', url: url(), headers: { 'x-api-key': key } });
+    expect(res.statusCode).toBe(401);
+    expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
+    expect(res.headers['www-authenticate']).toMatch(/error="invalid_token"/);
+    const body = res.json() as { error_code: string; errors: { location: string }[]; type: string };
+    expect(body.error_code).toBe('api_key_expired');
+    expect(body.type).toBe('https://docs.earshot.dev/errors/api_key_expired');
+    expect(body.errors[0]!.location).toBe('header.x-api-key');
+  });
+
+  it('stops serving a cached key the moment it expires', async () => {
+    const { key } = await api.accounts.createApiKey({
+      projectId: api.projects.team!,
+      name: 'short-lived',
+      expiresAt: new Date(Date.now() + 1500),
+    });
+    const before = await api.app.inject({ method: 'GET', url: url(), headers: { 'x-api-key': key } });
+    expect(before.statusCode).toBe(200);
+    // Well inside the 5 s the verified key stays cached.
+    await new Promise((r) => setTimeout(r, 1700));
+    const after = await api.app.inject({ method: 'GET', url: url(), headers: { 'x-api-key': key } });
+    expect(after.statusCode).toBe(401);
+    expect((after.json() as { error_code: string }).error_code).toBe('api_key_expired');
+  });
+
+  it('keeps keys without an expiry valid and lists every key with its expiry', async () => {
+    const expiresAt = new Date(Date.now() + 90 * 86_400_000);
+    await api.accounts.createApiKey({ projectId: api.projects.starter!, name: 'ninety days', expiresAt });
+    const listed = await api.accounts.apiKeys(api.projects.starter!);
+    expect(listed.map((k) => [k.name, k.expires_at?.getTime() ?? null])).toEqual([
+      ['default', null],
+      ['ninety days', expiresAt.getTime()],
+    ]);
+    const res = await api.app.inject({
+      method: 'GET',
+      url: url(),
+      headers: { 'x-api-key': api.keys.starter! },
+    });
+    expect(res.statusCode).toBe(200);
+  });
+
+  it("does not count an expired key as the demo project's key", async () => {
+    const first = await api.accounts.ensureDemoAccount();
+    expect(first.mintedKey).toBeDefined();
+    const bootstrap = 'esk_expired_bootstrap_key_0123456789ab';
+    await api.accounts.createApiKey({
+      projectId: first.project.id,
+      key: bootstrap,
+      expiresAt: new Date(Date.now() - 1000),
+    });
+    await expect(api.accounts.ensureDemoAccount(bootstrap)).rejects.toThrow(/has expired/);
+    await api.state.query('UPDATE api_keys SET expires_at = now() WHERE project_id = $1', [first.project.id]);
+    expect((await api.accounts.ensureDemoAccount()).mintedKey).toMatch(/^esk_/);
+  });
+});
