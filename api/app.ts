@@ -61,8 +61,8 @@ export interface AppDeps {
 }
 
 /**
- * The HTTP application, in layers: cross-cutting plugins (errors, OpenAPI, authentication,
- * rate limits), then the routes. Everything is served by one fastify instance.
+ * The HTTP application, in layers: cross-cutting plugins (errors, OpenAPI, rate limits,
+ * authentication), then the routes. Everything is served by one fastify instance.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { settings, services } = deps;
@@ -77,11 +77,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addSchema(ProblemSchema);
   await app.register(problemsPlugin, { docsUrl: settings.docsUrl });
   await app.register(openapiPlugin, { publicUrl: settings.publicUrl, docsUrl: settings.docsUrl });
-  await app.register(authenticationPlugin, { accounts: services.accounts, docsUrl: settings.docsUrl });
+  // Rate limits first: their failed-authentication check runs before a key is looked up.
   await app.register(rateLimitsPlugin, {
     perMinute: settings.rateLimitPerMinute,
     fallbackPerMinute: 120,
   });
+  await app.register(authenticationPlugin, { accounts: services.accounts, docsUrl: settings.docsUrl });
 
   await app.register(healthRoutes, { readiness: deps.readiness });
   await app.register(accountRoutes, {

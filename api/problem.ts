@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   bad_request: { status: 400, title: 'Bad request' },
   authentication_required: { status: 401, title: 'Authentication required' },
   invalid_api_key: { status: 401, title: 'Invalid API key' },
+  api_key_expired: { status: 401, title: 'API key expired' },
   invalid_ingest_token: { status: 401, title: 'Invalid ingest token' },
   forbidden: { status: 403, title: 'Forbidden' },
   credential_management_forbidden: { status: 403, title: 'Credentials cannot be managed with an API key' },

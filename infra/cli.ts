@@ -10,7 +10,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { registerIngestCommands } from './ingest-commands.ts';
 import { createLogger } from './logger.ts';
 import { replayGroup } from './operations.ts';
-import { type OperatorActions, OperatorError, operatorActions } from './operator.ts';
+import { type OperatorActions, OperatorError, operatorActions, parseExpiresIn } from './operator.ts';
 import { PROJECTIONS, ProjectionError, rebuildProjections } from './projections.ts';
 import { startService } from './service.ts';
 
@@ -176,16 +176,39 @@ ingestTokens
 
 const keys = program.command('keys').description('API keys (operators only; the API can never manage keys)');
 
+/** `--expires-in`: checked here for a prompt error, passed on as given. */
+function lifetime(value: string): string {
+  try {
+    parseExpiresIn(value);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
+  return value;
+}
+
+const isoOrEmpty = (t: Date | string | null | undefined) => (t ? new Date(t).toISOString() : '');
+
 keys
   .command('create')
   .description('mint an API key for a project; the full key is printed once')
   .requiredOption('--project <project>', 'project id or slug')
   .option('--name <name>', 'a label for the key', 'default')
-  .action(async (opts: { project: string; name: string }) => {
+  .addOption(
+    new Option(
+      '--expires-in <duration>',
+      'the key stops working after 30m, 12h, 90d, 8w, 1y… (default: never)',
+    ).argParser(lifetime),
+  )
+  .action(async (opts: { project: string; name: string; expiresIn?: string }) => {
     const { key, record } = await withOperator((ops) =>
-      ops.createKey({ project: opts.project, name: opts.name }),
+      ops.createKey({
+        project: opts.project,
+        name: opts.name,
+        ...(opts.expiresIn ? { expiresIn: opts.expiresIn } : {}),
+      }),
     );
-    console.error(`key ${record.id} for project ${record.project_id} (shown once, store it now):`);
+    const expiry = record.expires_at ? `, expires ${isoOrEmpty(record.expires_at)}` : '';
+    console.error(`key ${record.id} for project ${record.project_id}${expiry} (shown once, store it now):`);
     console.log(key);
   });
 
@@ -200,18 +223,22 @@ keys
 
 keys
   .command('list')
-  .description("a project's keys (prefixes only; full keys are never stored)")
+  .description("a project's keys (prefixes only; full keys are never stored) with their expiry")
   .requiredOption('--project <project>', 'project id or slug')
   .action(async (opts: { project: string }) => {
     const list = await withOperator((ops) => ops.listKeys({ project: opts.project }));
+    const now = Date.now();
     console.table(
       list.map((k) => ({
         id: k.id,
         name: k.name,
         prefix: `${k.display_prefix}…`,
-        created: new Date(k.created_at).toISOString(),
-        last_used: k.last_used_at ? new Date(k.last_used_at).toISOString() : '',
-        revoked: k.revoked_at ? new Date(k.revoked_at).toISOString() : '',
+        created: isoOrEmpty(k.created_at),
+        last_used: isoOrEmpty(k.last_used_at),
+        revoked: isoOrEmpty(k.revoked_at),
+        expires: k.expires_at
+          ? `${isoOrEmpty(k.expires_at)}${new Date(k.expires_at).getTime() <= now ? ' (expired)' : ''}`
+          : 'never',
       })),
     );
   });

@@ -12,7 +12,12 @@ export interface OperatorActions {
   createProject(input: { organization: string; name: string; plan: string; slug?: string }): Promise<Project>;
   setPlan(input: { project: string; plan: string; alertsPacks?: number }): Promise<Project>;
   listProjects(input: { organization: string }): Promise<Project[]>;
-  createKey(input: { project: string; name?: string }): Promise<{ key: string; record: ApiKeyRecord }>;
+  /** `expiresIn`: a duration such as `90d` (see `parseExpiresIn`); absent: the key never expires. */
+  createKey(input: {
+    project: string;
+    name?: string;
+    expiresIn?: string;
+  }): Promise<{ key: string; record: ApiKeyRecord }>;
   revokeKey(input: { keyId: string }): Promise<ApiKeyRecord>;
   listKeys(input: { project: string }): Promise<ApiKeyRecord[]>;
   /** Registers a team-chat workspace by bot token (checked with the platform's `auth.test`). */
@@ -29,6 +34,27 @@ export class OperatorError extends Error {
     super(message);
     this.name = 'OperatorError';
   }
+}
+
+const EXPIRY_UNITS_MS: Record<string, number> = {
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 7 * 86_400_000,
+  y: 365 * 86_400_000,
+};
+const LONGEST_EXPIRY_MS = 10 * EXPIRY_UNITS_MS.y!;
+
+/** `90d` → milliseconds: a whole number of minutes (m), hours (h), days (d), weeks (w) or years (y), up to 10 years. */
+export function parseExpiresIn(text: string): number {
+  const m = /^(\d{1,6})(m|h|d|w|y)$/.exec(text.trim());
+  const ms = m ? Number(m[1]) * EXPIRY_UNITS_MS[m[2]!]! : Number.NaN;
+  if (!(ms > 0) || ms > LONGEST_EXPIRY_MS) {
+    throw new OperatorError(
+      `not a key lifetime: ${JSON.stringify(text)} (use e.g. 30m, 12h, 90d, 8w or 1y; at most 10y)`,
+    );
+  }
+  return ms;
 }
 
 export function operatorActions(
@@ -72,7 +98,12 @@ export function operatorActions(
       return accounts.projectsOf((await org(input.organization)).id);
     },
     async createKey(input) {
-      return accounts.createApiKey({ projectId: (await project(input.project)).id, name: input.name });
+      const lifetime = input.expiresIn === undefined ? undefined : parseExpiresIn(input.expiresIn);
+      return accounts.createApiKey({
+        projectId: (await project(input.project)).id,
+        name: input.name,
+        ...(lifetime === undefined ? {} : { expiresAt: new Date(Date.now() + lifetime) }),
+      });
     },
     revokeKey: (input) => accounts.revokeApiKey(input.keyId),
     async listKeys(input) {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Accounts, Principal } from '../../projections/state/accounts.ts';
+import { type Accounts, isExpired, type Principal } from '../../projections/state/accounts.ts';
 import { problem } from '../problem.ts';
 
 declare module 'fastify' {
@@ -14,6 +14,32 @@ declare module 'fastify' {
 }
 
 const CACHE_MS = 5000;
+
+/**
+ * Who may call a route: `api_key` for `/v1` routes unless marked `public` (no credential) or
+ * `ingest` (ingest tokens, checked by the route); `open` for everything else (health, documents)
+ * and for requests no route matched, which only ever get a 404 or 405 problem.
+ *
+ * Decided on the pattern the router matched (`request.routeOptions.url`), never on the request
+ * URL: the router decodes percent-encoding (`/%761/…` is `/v1/…`), so a test on the raw URL
+ * would let encoded spellings of a path skip authentication.
+ */
+export type RouteAccess = 'api_key' | 'public' | 'ingest' | 'open';
+
+export function routeAccess(
+  url: string | undefined,
+  config: { public?: boolean; ingest?: boolean } | undefined,
+): RouteAccess {
+  if (url === undefined || !url.startsWith('/v1/')) return 'open';
+  if (config?.ingest) return 'ingest';
+  if (config?.public) return 'public';
+  return 'api_key';
+}
+
+/** The access rule of the route a request matched (`open` when none did). */
+export function accessOf(request: FastifyRequest): RouteAccess {
+  return routeAccess(request.routeOptions.url, request.routeOptions.config);
+}
 
 /** The credential a request presents, in the order the docs recommend. */
 export function presentedCredential(request: FastifyRequest): { key: string; via: string } | undefined {
@@ -31,8 +57,9 @@ export function presentedCredential(request: FastifyRequest): { key: string; via
 
 /**
  * API-key authentication for `/v1` routes. Any presented credential, even an invalid one,
- * takes the account path (401 when it does not verify). Keys are looked up by SHA-256 digest;
- * verified keys are cached for a few seconds, so a revocation takes effect within that time.
+ * takes the account path (401 when it does not verify, `api_key_expired` past its expiry). Keys
+ * are looked up by SHA-256 digest; verified keys are cached for a few seconds, so a revocation
+ * takes effect within that time (an expiry at once: it is checked on every request).
  */
 export const authenticationPlugin = fp<{ accounts: Accounts; docsUrl: string }>(
   async (app: FastifyInstance, { accounts, docsUrl }) => {
@@ -51,8 +78,7 @@ export const authenticationPlugin = fp<{ accounts: Accounts; docsUrl: string }>(
 
     app.decorateRequest('principal', undefined);
     app.addHook('onRequest', async (request) => {
-      const route = request.routeOptions.config;
-      if (!request.url.startsWith('/v1/') || route?.public || route?.ingest) return;
+      if (accessOf(request) !== 'api_key') return;
       const credential = presentedCredential(request);
       if (!credential) {
         throw problem('authentication_required', 'Send your API key in the X-API-Key header.', {
@@ -71,6 +97,18 @@ export const authenticationPlugin = fp<{ accounts: Accounts; docsUrl: string }>(
         throw problem('invalid_api_key', 'The API key is unknown or has been revoked.', {
           errors: [{ location: credential.via, message: 'is not a valid API key' }],
           headers: { 'www-authenticate': 'Bearer realm="earshot", error="invalid_token"' },
+        });
+      }
+      // Checked on every request, cached or not: a key stops working the moment it expires.
+      if (isExpired(principal)) {
+        throw problem('api_key_expired', `The API key expired at ${principal.expiresAt!.toISOString()}.`, {
+          errors: [{ location: credential.via, message: 'has expired' }],
+          headers: { 'www-authenticate': 'Bearer realm="earshot", error="invalid_token"' },
+          resolve: {
+            message: 'Send a key that has not expired; ask an operator to mint a new key for the project.',
+            action: 'provide_api_key',
+            url: `${docsUrl.replace(/\/$/, '')}/authentication`,
+          },
         });
       }
       request.principal = principal;

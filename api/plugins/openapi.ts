@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { routeAccess } from './authentication.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -78,7 +79,7 @@ export const openapiPlugin = fp<{ publicUrl: string; docsUrl: string }>(
           typeof json.$id === 'string' ? json.$id : `def-${i}`,
       },
       transform: ({ schema, url, route }) => {
-        const secured = url.startsWith('/v1/') && !route.config?.public && !route.config?.ingest;
+        const secured = routeAccess(url, route.config) === 'api_key';
         const out = { ...(schema ?? {}) } as Record<string, unknown>;
         if (secured) out.security = [{ ApiKeyHeader: [] }, { BearerKey: [] }, { ApiKeyQuery: [] }];
         return { schema: out as never, url };

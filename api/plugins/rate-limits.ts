@@ -1,37 +1,106 @@
-import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance } from 'fastify';
+import rateLimit, { normalizeIP } from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { displayPrefix } from '../../projections/state/accounts.ts';
 import { problem } from '../problem.ts';
+import { accessOf, presentedCredential } from './authentication.ts';
 
 /**
- * Requests per key and minute, from the key's plan unless `perMinute` overrides it for every
- * key. Runs after authentication; unauthenticated routes are limited per client address.
+ * Failed authentications (a 401 to a presented credential) allowed per window, per client
+ * address and per key prefix (`esk_` + 6 characters, the prefix keys are listed with). Past
+ * either, requests presenting a credential get 429 before any lookup, until the window ends.
+ */
+export const FAILED_AUTHENTICATIONS = { perAddress: 20, perKeyPrefix: 10, windowMs: 60_000 } as const;
+
+const address = (request: FastifyRequest) => `ip:${normalizeIP(request.ip)}`;
+
+/** The credential a request presents as its route reads it: an ingest token, or an API key. */
+function presented(request: FastifyRequest): { key: string; via: string } | undefined {
+  const access = accessOf(request);
+  if (access === 'ingest') {
+    const token = request.headers['x-ingest-token'];
+    if (typeof token === 'string' && token.length > 0)
+      return { key: token.trim(), via: 'header.x-ingest-token' };
+  }
+  return access === 'api_key' || access === 'ingest' ? presentedCredential(request) : undefined;
+}
+
+function rateLimited(detail: string, retryAfterMs: number, location?: string) {
+  const retryAfter = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return problem('rate_limited', `${detail}; retry in ${retryAfter} s.`, {
+    headers: { 'retry-after': String(retryAfter) },
+    ...(location ? { errors: [{ location, message: 'too many failed authentications' }] } : {}),
+    resolve: {
+      message: location
+        ? 'Check the API key you send, then retry after Retry-After seconds.'
+        : 'Wait for Retry-After seconds, or move to a plan with a higher rate limit.',
+      action: 'retry_later',
+    },
+  });
+}
+
+/**
+ * Two limits, both decided on the route the router matched (never the raw URL):
+ *
+ * - Requests per key and minute, from the key's plan unless `perMinute` overrides it for every
+ *   key; requests to public `/v1` routes are counted per client address. Counted in `onRequest`
+ *   right after authentication, before validation, so requests that fail validation (422)
+ *   count too. Batch ingest (ingest tokens) is bounded by batch size, not by rate.
+ * - Failed authentications per client address and per presented key prefix
+ *   (`FAILED_AUTHENTICATIONS`), checked before authentication looks a key up, so guessing keys
+ *   gets 429 long before it costs many lookups. Covers API keys and ingest tokens.
+ *
+ * Register before the authentication plugin: its failure check must run first.
  */
 export const rateLimitsPlugin = fp<{ perMinute?: number; fallbackPerMinute: number }>(
   async (app: FastifyInstance, opts) => {
     await app.register(rateLimit, {
       global: true,
-      hook: 'preHandler',
+      // Route-level `onRequest` hooks run after the application's, so after authentication.
+      hook: 'onRequest',
       timeWindow: 60_000,
-      // Batch ingest is an operator path (ingest tokens), bounded by batch size, not by rate.
-      allowList: (request) => !request.url.startsWith('/v1/') || request.routeOptions.config?.ingest === true,
-      keyGenerator: (request) => request.principal?.keyId ?? `ip:${request.ip}`,
+      allowList: (request) => {
+        const access = accessOf(request);
+        return access === 'open' || access === 'ingest';
+      },
+      keyGenerator: (request) => request.principal?.keyId ?? address(request),
       max: (request) =>
         opts.perMinute ?? request.principal?.plan.requests_per_minute ?? opts.fallbackPerMinute,
-      errorResponseBuilder: (_request, context) => {
-        const retryAfter = Math.max(1, Math.ceil(context.ttl / 1000));
-        return problem(
-          'rate_limited',
-          `Rate limit of ${context.max} requests per minute reached; retry in ${retryAfter} s.`,
-          {
-            headers: { 'retry-after': String(retryAfter) },
-            resolve: {
-              message: 'Wait for Retry-After seconds, or move to a plan with a higher rate limit.',
-              action: 'retry_later',
-            },
-          },
-        );
+      errorResponseBuilder: (_request, context) =>
+        rateLimited(`Rate limit of ${context.max} requests per minute reached`, context.ttl),
+    });
+
+    const failures = (max: number, key: (request: FastifyRequest) => string) =>
+      app.createRateLimit({
+        max,
+        timeWindow: FAILED_AUTHENTICATIONS.windowMs,
+        keyGenerator: key,
+        allowList: () => false,
+      });
+    const limits = [
+      { what: 'this address', count: failures(FAILED_AUTHENTICATIONS.perAddress, address) },
+      {
+        what: 'this key prefix',
+        count: failures(
+          FAILED_AUTHENTICATIONS.perKeyPrefix,
+          (request) => `prefix:${displayPrefix(presented(request)?.key ?? '')}`,
+        ),
       },
+    ];
+    app.addHook('onRequest', async (request) => {
+      const credential = presented(request);
+      if (!credential) return;
+      for (const { what, count } of limits) {
+        const state = await count(request, { increment: false });
+        if (!state.isAllowed && state.remaining === 0) {
+          throw rateLimited(`Too many failed authentications from ${what}`, state.ttl, credential.via);
+        }
+      }
+    });
+
+    app.addHook('onSend', async (request, reply) => {
+      if (reply.statusCode !== 401 || !presented(request)) return;
+      for (const { count } of limits) await count(request);
     });
   },
 );

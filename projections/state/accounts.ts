@@ -36,6 +36,8 @@ export interface ApiKeyRecord {
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  /** When the key stops authenticating; null: never. */
+  expires_at: Date | null;
 }
 
 /** Who a request acts as once its API key is verified. */
@@ -43,7 +45,16 @@ export interface Principal {
   keyId: string;
   project: Project;
   plan: Plan;
+  /** When the key stops authenticating (null: never); checked on every request. */
+  expiresAt: Date | null;
 }
+
+/** Whether a verified key has expired at `now`. */
+export function isExpired(principal: Principal, now = Date.now()): boolean {
+  return principal.expiresAt !== null && principal.expiresAt.getTime() <= now;
+}
+
+const KEY_COLUMNS = 'id, project_id, name, display_prefix, created_at, last_used_at, revoked_at, expires_at';
 
 export const API_KEY_PREFIX = 'esk_';
 export const KEY_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -62,6 +73,11 @@ export function randomString(alphabet: string, length: number): string {
 
 export function newId(prefix: string): string {
   return `${prefix}_${randomString(ID_ALPHABET, 16)}`;
+}
+
+/** The non-secret start of a key (`esk_` + 6 characters) it is listed and told apart by. */
+export function displayPrefix(key: string): string {
+  return key.slice(0, API_KEY_PREFIX.length + 6);
 }
 
 export function newApiKey(): string {
@@ -175,11 +191,15 @@ export class Accounts {
     return project;
   }
 
-  /** Mints a key for a project. The returned `key` is the only time the full key exists. */
+  /**
+   * Mints a key for a project, valid until `expiresAt` when given. The returned `key` is the only
+   * time the full key exists.
+   */
   async createApiKey(input: {
     projectId: string;
     name?: string;
     key?: string;
+    expiresAt?: Date;
   }): Promise<{ key: string; record: ApiKeyRecord }> {
     const project = await this.project(input.projectId);
     if (!project) throw new AccountError('not_found', `no project ${input.projectId}`);
@@ -190,15 +210,19 @@ export class Accounts {
         `an API key starts with ${API_KEY_PREFIX} and has at least 24 more characters`,
       );
     }
+    if (input.expiresAt && Number.isNaN(input.expiresAt.getTime())) {
+      throw new AccountError('invalid', 'the expiry of an API key must be a valid date');
+    }
     const [record] = await this.db.query<ApiKeyRecord>(
-      `INSERT INTO api_keys (id, project_id, name, display_prefix, key_sha256) VALUES ($1, $2, $3, $4, $5)
-       RETURNING id, project_id, name, display_prefix, created_at, last_used_at, revoked_at`,
+      `INSERT INTO api_keys (id, project_id, name, display_prefix, key_sha256, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${KEY_COLUMNS}`,
       [
         newId('key'),
         project.id,
         input.name ?? 'default',
-        key.slice(0, API_KEY_PREFIX.length + 6),
+        displayPrefix(key),
         sha256(key),
+        input.expiresAt ?? null,
       ],
     );
     return { key, record: record! };
@@ -206,8 +230,7 @@ export class Accounts {
 
   async apiKeys(projectId: string): Promise<ApiKeyRecord[]> {
     return this.db.query<ApiKeyRecord>(
-      `SELECT id, project_id, name, display_prefix, created_at, last_used_at, revoked_at
-       FROM api_keys WHERE project_id = $1 ORDER BY created_at, id`,
+      `SELECT ${KEY_COLUMNS} FROM api_keys WHERE project_id = $1 ORDER BY created_at, id`,
       [projectId],
     );
   }
@@ -215,27 +238,37 @@ export class Accounts {
   /** Revokes a key by id; revoking twice is harmless. */
   async revokeApiKey(keyId: string): Promise<ApiKeyRecord> {
     const [record] = await this.db.query<ApiKeyRecord>(
-      `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1
-       RETURNING id, project_id, name, display_prefix, created_at, last_used_at, revoked_at`,
+      `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
       [keyId],
     );
     if (!record) throw new AccountError('not_found', `no API key ${keyId}`);
     return record;
   }
 
-  /** The principal of a live key, or undefined for an unknown or revoked one. */
+  /**
+   * The principal of a key that is not revoked, or undefined for an unknown or revoked one. An
+   * expired key still has a principal (its `expiresAt` says so, see `isExpired`), so callers can
+   * tell "expired" from "unknown".
+   */
   async authenticate(key: string): Promise<Principal | undefined> {
     if (!key.startsWith(API_KEY_PREFIX)) return undefined;
-    const rows = await this.db.query<{ key_id: string } & Project & { plan: Plan }>(
-      `SELECT k.id AS key_id, p.*, row_to_json(pl.*) AS plan
+    const rows = await this.db.query<
+      { key_id: string; key_expires_at: Date | null } & Project & { plan: Plan }
+    >(
+      `SELECT k.id AS key_id, k.expires_at AS key_expires_at, p.*, row_to_json(pl.*) AS plan
        FROM api_keys k JOIN projects p ON p.id = k.project_id JOIN plans pl ON pl.code = p.plan_code
        WHERE k.key_sha256 = $1 AND k.revoked_at IS NULL`,
       [sha256(key)],
     );
     const row = rows[0];
     if (!row) return undefined;
-    const { key_id, plan, ...project } = row;
-    return { keyId: key_id, project: { ...project, created_at: new Date(project.created_at) }, plan };
+    const { key_id, key_expires_at, plan, ...project } = row;
+    return {
+      keyId: key_id,
+      project: { ...project, created_at: new Date(project.created_at) },
+      plan,
+      expiresAt: key_expires_at === null ? null : new Date(key_expires_at),
+    };
   }
 
   async touchApiKey(keyId: string): Promise<void> {
@@ -268,6 +301,9 @@ export class Accounts {
       if (existing && existing.project.id !== project.id) {
         throw new AccountError('conflict', 'EARSHOT_BOOTSTRAP_API_KEY belongs to another project');
       }
+      if (existing && isExpired(existing)) {
+        throw new AccountError('conflict', 'EARSHOT_BOOTSTRAP_API_KEY has expired; choose another key');
+      }
       if (!existing) {
         const [revoked] = await this.db.query('SELECT id FROM api_keys WHERE key_sha256 = $1', [
           sha256(bootstrapKey),
@@ -278,7 +314,10 @@ export class Accounts {
       }
       return { project, bootstrapped: true };
     }
-    const live = (await this.apiKeys(project.id)).filter((k) => !k.revoked_at);
+    const now = Date.now();
+    const live = (await this.apiKeys(project.id)).filter(
+      (k) => !k.revoked_at && (k.expires_at === null || new Date(k.expires_at).getTime() > now),
+    );
     if (live.length > 0) return { project, bootstrapped: false };
     const { key } = await this.createApiKey({ projectId: project.id, name: 'demo' });
     return { project, mintedKey: key, bootstrapped: false };

@@ -187,7 +187,11 @@ describe('HTTP batch ingest', () => {
     expect(state.knownEpisode('ep_e')).toBe(false);
 
     // An ingest token is not an API key either.
-    const read = await api.app.inject({ method: 'GET', url: '/v1/entities/types', headers: auth() });
+    const read = await api.app.inject({
+      method: 'GET',
+      url: `/v1/organizations/${api.org.id}/projects`,
+      headers: auth(),
+    });
     expect(read.statusCode).toBe(401);
     expect(read.json().error_code).toBe('invalid_api_key');
   });

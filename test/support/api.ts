@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import { type ApiSettings, buildApp } from '../../api/app.ts';
 import type { IngestServices } from '../../api/routes/ingest.ts';
 import { silentLogger } from '../../infra/logger.ts';
@@ -29,6 +30,8 @@ export async function testApi(
     analytics?: AnalyticsStore;
     /** Serves batch ingest with these (tokens are made on the test's state store). */
     ingest?: (state: PgliteStateStore) => IngestServices;
+    /** Logs here instead of nowhere (e.g. a logger writing to a captured stream). */
+    logger?: Logger;
   } = {},
 ) {
   const state = options.state ?? new PgliteStateStore();
@@ -52,7 +55,7 @@ export async function testApi(
   const catalog = new CatalogReader(state);
   const delivery = testDeliveryKit(state, catalog, options.delivery);
   const app = await buildApp({
-    logger: silentLogger(),
+    logger: options.logger ?? silentLogger(),
     readiness: new Readiness(),
     services: {
       state,
