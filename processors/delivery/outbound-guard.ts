@@ -109,22 +109,13 @@ export class OutboundGuard {
   }
 
   /**
-   * Parses and checks a URL: scheme, no credentials, every resolved address permitted,
-   * plain http only to allowlisted addresses. Throws OutboundRefusedError or OutboundResolveError.
+   * Parses and checks a URL: its canonical form (see `canonicalUrl`), every resolved address
+   * permitted, plain http only to allowlisted addresses. The returned `url` is the one to use
+   * and store. Throws OutboundRefusedError or OutboundResolveError.
    */
   async check(rawUrl: string): Promise<CheckedUrl> {
-    let url: URL;
-    try {
-      url = new URL(rawUrl);
-    } catch {
-      throw new OutboundRefusedError('is not an absolute URL');
-    }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-      throw new OutboundRefusedError(`must use https (got ${url.protocol.replace(/:$/, '')})`);
-    }
-    if (url.username || url.password) throw new OutboundRefusedError('must not contain credentials');
+    const url = canonicalUrl(rawUrl);
     const host = hostOf(url);
-    if (!host) throw new OutboundRefusedError('has no host');
     let addresses: string[];
     if (net.isIP(host)) addresses = [host];
     else {
@@ -221,6 +212,46 @@ function normalise(addr: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
   return addr;
 }
 
+/**
+ * The one reading of a destination URL: the WHATWG URL parser's (the parser undici and every
+ * browser use), whose serialisation (`href`) is what is stored and sent. Refused, because
+ * another parser could read another host from the same text or because nothing can listen
+ * there:
+ * - a scheme other than http/https;
+ * - userinfo of any form, including an empty `:@` or `@` that the serialisation would drop, and
+ *   an `@` after a backslash (`https://a.example\@b.example/`: WHATWG reads host `a.example`,
+ *   lenient RFC 3986 parsers read userinfo `a.example\` and host `b.example`);
+ * - port 0, and URLs without a host.
+ */
+export function canonicalUrl(raw: string): URL {
+  // The parser drops ASCII tabs and newlines anywhere: look at the text it reads.
+  const text = raw.replace(/[\t\n\r]/g, '');
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new OutboundRefusedError('is not an absolute URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new OutboundRefusedError(`must use https (got ${url.protocol.replace(/:$/, '')})`);
+  }
+  if (url.username || url.password || rawAuthority(text).includes('@')) {
+    throw new OutboundRefusedError('must not contain userinfo (credentials before an @)');
+  }
+  if (url.port === '0') throw new OutboundRefusedError('must not use port 0');
+  if (!hostOf(url)) throw new OutboundRefusedError('has no host');
+  return url;
+}
+
+/**
+ * The authority as the widest reading sees it: after the scheme and any slashes or backslashes,
+ * up to the first `/`, `?` or `#` (a backslash does not end it, as it does for WHATWG).
+ */
+function rawAuthority(text: string): string {
+  const rest = text.slice(text.indexOf(':') + 1);
+  return /^[/\\]*([^/?#]*)/.exec(rest)?.[1] ?? '';
+}
+
 function hostOf(url: URL): string {
   return url.hostname.replace(/^\[|\]$/g, '');
 }
@@ -264,8 +295,8 @@ export class OutboundHttp {
     const elapsed = () => Math.round(performance.now() - started);
     const signal = AbortSignal.timeout(req.timeoutMs);
     try {
-      await withTimeout(this.guard.check(req.url), req.timeoutMs);
-      const res = await request(req.url, {
+      const { url } = await withTimeout(this.guard.check(req.url), req.timeoutMs);
+      const res = await request(url, {
         method: 'POST',
         body: req.body,
         headers: req.headers,

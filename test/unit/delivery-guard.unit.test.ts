@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  canonicalUrl,
   OutboundGuard,
   OutboundHttp,
   OutboundRefusedError,
@@ -74,8 +75,39 @@ describe('outbound guard', () => {
     const guard = guardWith(dns);
     await expect(guard.check('http://hooks.example.com/')).rejects.toThrow(/https/);
     await expect(guard.check('ftp://hooks.example.com/')).rejects.toThrow(/https/);
-    await expect(guard.check('https://user:pw@hooks.example.com/')).rejects.toThrow(/credentials/);
+    await expect(guard.check('https://user:pw@hooks.example.com/')).rejects.toThrow(/userinfo/);
     await expect(guard.check('not a url')).rejects.toThrow(OutboundRefusedError);
+  });
+
+  it.each([
+    ['https://93.184.216.34\\@127.0.0.1/', /userinfo/],
+    ['https://hooks.example.com\\x@127.0.0.1/', /userinfo/],
+    ['https://:@hooks.example.com/', /userinfo/],
+    ['https://@hooks.example.com/', /userinfo/],
+    ['https://ops@hooks.example.com/', /userinfo/],
+    ['https:\\\\:@hooks.example.com/', /userinfo/],
+    ['https://hooks.example.com:0/', /port 0/],
+    ['https://hooks.example.com:00/', /port 0/],
+  ])('refuses userinfo of any form and port 0: %s', async (url, why) => {
+    const err = await guardWith(dns)
+      .check(url)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OutboundRefusedError);
+    expect((err as Error).message).toMatch(why);
+    expect(() => canonicalUrl(url)).toThrow(why);
+  });
+
+  it.each([
+    ['HTTPS://Hooks.Example.COM:443/a/./b/../c?x=1#f', 'https://hooks.example.com/a/c?x=1#f'],
+    ['https://93.184.216.34\\hook', 'https://93.184.216.34/hook'],
+    ['  https://0x5d.184.216.34/h\tok ', 'https://93.184.216.34/hok'],
+    ['https://hooks.example.com/path@x?q=a@b', 'https://hooks.example.com/path@x?q=a@b'],
+    ['https://hooks.example.com:8443', 'https://hooks.example.com:8443/'],
+  ])('checks and returns the canonical form of %s', async (given, canonical) => {
+    const checked = await guardWith(dns).check(given);
+    expect(checked.url.href).toBe(canonical);
+    expect(canonicalUrl(given).href).toBe(canonical);
+    expect(canonicalUrl(canonical).href).toBe(canonical);
   });
 
   it('reports names that do not resolve separately from refusals', async () => {
