@@ -9,7 +9,7 @@ import { createDispatcher } from '../processors/delivery/kit.ts';
 import { pipelineSteps, pipelineTasks } from '../processors/pipeline.ts';
 import { IngestTokens } from '../projections/state/ingest-tokens.ts';
 import { adminSocketPath, startAdminSocket } from './admin-socket.ts';
-import { buildPlatform, type Platform } from './composition.ts';
+import { buildPlatform, createFeedHttp, type Platform } from './composition.ts';
 import { type Config, publicUrlOf } from './config.ts';
 import { operatorActions } from './operator.ts';
 import { Readiness } from './readiness.ts';
@@ -123,8 +123,9 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
   // One ingest state per process, shared by the ingest role and the batch ingest route.
   const ingestState =
     config.roles.has('ingest') || config.roles.has('api') ? IngestState.inDataDir(config.dataDir) : undefined;
-  const ingest = config.roles.has('ingest')
-    ? await startIngestRole({ ...platform, ingestState }, config, logger)
+  const feedHttp = config.roles.has('ingest') ? createFeedHttp(config) : undefined;
+  const ingest = feedHttp
+    ? await startIngestRole({ ...platform, ingestState, feedHttp }, config, logger)
     : undefined;
 
   // Ready once every consumer has committed what was in its topics when the service started.
@@ -221,6 +222,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         await app?.close();
         await admin.close();
         await ingest?.stop();
+        await feedHttp?.close();
         await ingestState?.close();
         await Promise.all(runners.map((r) => r.stop()));
         for (const task of tasks) await task.stop();
