@@ -128,7 +128,7 @@ export const EnvSchema = Type.Object({
     default: '',
     pattern: '^[0-9a-fA-F:./,\\s]*$',
     description:
-      'CIDRs webhooks and the chat API may reach although not public, and over plain http (e.g. 127.0.0.1/32)',
+      'CIDRs webhooks, the chat API and feed fetches may reach although not public, and over plain http (e.g. 127.0.0.1/32)',
   }),
   EARSHOT_SECRETS_KEY: Type.Optional(
     Type.String({
