@@ -50,6 +50,7 @@ export const ERROR_CODES = {
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   validation_error: { status: 422, title: 'Validation error' },
   unprocessable_entity: { status: 422, title: 'Unprocessable entity' },
+  idempotency_key_reused: { status: 422, title: 'Idempotency key used for another request' },
   rate_limited: { status: 429, title: 'Too many requests' },
   internal_error: { status: 500, title: 'Internal server error' },
   service_unavailable: { status: 503, title: 'Service unavailable' },

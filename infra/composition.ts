@@ -11,7 +11,8 @@ import { LmdbSchemaRegistry } from '../ingest/schema-registry/lmdb-schema-regist
 import type { SchemaRegistry } from '../ingest/schema-registry/schema-registry.ts';
 import { createDeliveryKit, type DeliveryKit } from '../processors/delivery/kit.ts';
 import { SmtpMailer } from '../processors/delivery/mailer.ts';
-import { allowlistProblem } from '../processors/delivery/outbound-guard.ts';
+import { allowlistProblem, OutboundGuard } from '../processors/delivery/outbound-guard.ts';
+import { OutboundHttp } from '../processors/delivery/outbound-http.ts';
 import { RetrySchedule } from '../processors/delivery/retry-schedule.ts';
 import { loadSecretsKey } from '../processors/delivery/secrets.ts';
 import { StateDeliveryContent } from '../processors/delivery/state-content.ts';
@@ -93,16 +94,7 @@ export function createDelivery(
   analytics?: AnalyticsStore,
 ): DeliveryKit {
   const { env } = config;
-  const problem = allowlistProblem(env.EARSHOT_OUTBOUND_ALLOWLIST);
-  if (problem) {
-    throw new ConfigError([
-      {
-        variable: 'EARSHOT_OUTBOUND_ALLOWLIST',
-        message: `expected CIDRs: ${problem}`,
-        value: env.EARSHOT_OUTBOUND_ALLOWLIST,
-      },
-    ]);
-  }
+  checkAllowlist(config);
   return createDeliveryKit({
     state,
     content: new StateDeliveryContent({
@@ -121,6 +113,31 @@ export function createDelivery(
       concurrency: env.EARSHOT_DELIVERY_CONCURRENCY,
     },
   });
+}
+
+function checkAllowlist(config: Config): void {
+  const problem = allowlistProblem(config.env.EARSHOT_OUTBOUND_ALLOWLIST);
+  if (problem) {
+    throw new ConfigError([
+      {
+        variable: 'EARSHOT_OUTBOUND_ALLOWLIST',
+        message: `expected CIDRs: ${problem}`,
+        value: config.env.EARSHOT_OUTBOUND_ALLOWLIST,
+      },
+    ]);
+  }
+}
+
+/**
+ * The HTTP client of the feed poller: the outbound guard with `EARSHOT_OUTBOUND_ALLOWLIST`, plain
+ * http allowed to any permitted address (feeds carry no secrets and are often served over http).
+ */
+export function createFeedHttp(config: Config): OutboundHttp {
+  checkAllowlist(config);
+  return new OutboundHttp(
+    new OutboundGuard({ allowlist: config.env.EARSHOT_OUTBOUND_ALLOWLIST, plainHttp: true }),
+    { connections: 4 },
+  );
 }
 
 /** ClickHouse at `CLICKHOUSE_URL` (`@clickhouse/client`), else chdb in `DATA_DIR/analytics`. */

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { FormatRegistry, type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { CRASH_POINTS } from '../ingest/loader/batch-ingest.ts';
 
 if (!FormatRegistry.Has('uri')) FormatRegistry.Set('uri', (v) => URL.canParse(v));
 
@@ -128,7 +129,7 @@ export const EnvSchema = Type.Object({
     default: '',
     pattern: '^[0-9a-fA-F:./,\\s]*$',
     description:
-      'CIDRs webhooks and the chat API may reach although not public, and over plain http (e.g. 127.0.0.1/32)',
+      'CIDRs webhooks, the chat API and feed fetches may reach although not public, and over plain http (e.g. 127.0.0.1/32)',
   }),
   EARSHOT_SECRETS_KEY: Type.Optional(
     Type.String({
@@ -153,6 +154,15 @@ export const EnvSchema = Type.Object({
     default: 256,
     description: 'deliveries one sender process attempts at once (at most 64 connections per destination)',
   }),
+  EARSHOT_TEST_CRASH_AT: Type.Optional(
+    Type.Union(
+      CRASH_POINTS.map((p) => Type.Literal(p)),
+      {
+        description:
+          'tests only: the process kills itself (SIGKILL) at this point of an HTTP ingest batch; unset = never',
+      },
+    ),
+  ),
   CONSUMER_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 100_000, default: 2000 }),
   CONSUMER_BATCH_WAIT_MS: Type.Integer({ minimum: 1, maximum: 60_000, default: 1000 }),
   EARSHOT_ANALYTICS_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 100_000, default: 8000 }),

@@ -8,7 +8,8 @@ import { FeedPoller } from '../ingest/feeds/feed-poller.ts';
 import { FeedStore, formatInterval, normalizeFeedUrl, parseInterval } from '../ingest/feeds/feed-store.ts';
 import { IngestState } from '../ingest/loader/ingest-state.ts';
 import { type LoadProgress, loadNdjson } from '../ingest/loader/loader.ts';
-import { openBackbone } from './composition.ts';
+import { canonicalUrl } from '../processors/delivery/outbound-guard.ts';
+import { createFeedHttp, openBackbone } from './composition.ts';
 import type { Config } from './config.ts';
 import { createLogger } from './logger.ts';
 
@@ -207,7 +208,8 @@ export function registerIngestCommands(program: Command, config: () => Config): 
       let normalized: string;
       let intervalMs: number;
       try {
-        normalized = normalizeFeedUrl(url);
+        // The outbound guard's reading of the URL (userinfo and port 0 refused), fragment dropped.
+        normalized = normalizeFeedUrl(feedUrlOf(url));
         intervalMs = parseInterval(opts.interval);
       } catch (err) {
         throw new InvalidArgumentError((err as Error).message);
@@ -222,8 +224,9 @@ export function registerIngestCommands(program: Command, config: () => Config): 
           const logger = createLogger('warn');
           const backbone = await openBackbone(cfg, logger);
           const state = IngestState.inDataDir(cfg.dataDir);
+          const http = createFeedHttp(cfg);
           try {
-            const poller = new FeedPoller({ store, producer: backbone.producer, logger, state });
+            const poller = new FeedPoller({ store, producer: backbone.producer, logger, state, http });
             const result = await poller.pollOnce(record.url);
             console.log(
               result.error
@@ -231,6 +234,7 @@ export function registerIngestCommands(program: Command, config: () => Config): 
                 : `polled: HTTP ${result.status}, ${result.published} new episode(s)${result.podcastPublished ? ', podcast published' : ''}`,
             );
           } finally {
+            await http.close();
             await state.close();
             await backbone.close();
           }
@@ -285,4 +289,12 @@ export function registerIngestCommands(program: Command, config: () => Config): 
         await store.close();
       }
     });
+}
+
+function feedUrlOf(url: string): string {
+  try {
+    return canonicalUrl(url).href;
+  } catch (err) {
+    throw new Error(`feed URL ${url} ${(err as Error).message}`);
+  }
 }

@@ -3,13 +3,14 @@ import type { Logger } from 'pino';
 import { type ApiSettings, buildApp } from '../api/app.ts';
 import type { PartitionLag } from '../ingest/event-log/event-log.ts';
 import { startIngestRole } from '../ingest/ingest-role.ts';
+import { BatchIngest } from '../ingest/loader/batch-ingest.ts';
 import { IngestState } from '../ingest/loader/ingest-state.ts';
 import { ConsumerRunner } from '../processors/consumer-runner.ts';
 import { createDispatcher } from '../processors/delivery/kit.ts';
 import { pipelineSteps, pipelineTasks } from '../processors/pipeline.ts';
 import { IngestTokens } from '../projections/state/ingest-tokens.ts';
 import { adminSocketPath, startAdminSocket } from './admin-socket.ts';
-import { buildPlatform, type Platform } from './composition.ts';
+import { buildPlatform, createFeedHttp, type Platform } from './composition.ts';
 import { type Config, publicUrlOf } from './config.ts';
 import { operatorActions } from './operator.ts';
 import { Readiness } from './readiness.ts';
@@ -110,6 +111,26 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     : undefined;
   await dispatcher?.start();
 
+  // One ingest state per process, shared by the ingest role and the batch ingest route. HTTP
+  // batches a kill interrupted are resolved from the event log before anything else appends to
+  // it or compacts it.
+  const ingestState =
+    config.roles.has('ingest') || config.roles.has('api') ? IngestState.inDataDir(config.dataDir) : undefined;
+  const batchIngest =
+    config.roles.has('api') && ingestState
+      ? new BatchIngest({
+          producer: platform.producer,
+          log: platform.eventLog,
+          state: ingestState,
+          logger,
+          crashAt: config.env.EARSHOT_TEST_CRASH_AT,
+        })
+      : undefined;
+  await batchIngest?.recover().catch((err: unknown) => {
+    // Requests try again before they publish anything; the service still starts.
+    logger.error({ err }, 'resolving interrupted ingest batches failed');
+  });
+
   const maintain = () =>
     platform.eventLog
       .maintain?.()
@@ -120,11 +141,9 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
 
   // Ingest role: the demo corpus on an empty data dir (loaded before the consumers' targets are
   // captured, so readiness waits for it to be processed) and the feed poller.
-  // One ingest state per process, shared by the ingest role and the batch ingest route.
-  const ingestState =
-    config.roles.has('ingest') || config.roles.has('api') ? IngestState.inDataDir(config.dataDir) : undefined;
-  const ingest = config.roles.has('ingest')
-    ? await startIngestRole({ ...platform, ingestState }, config, logger)
+  const feedHttp = config.roles.has('ingest') ? createFeedHttp(config) : undefined;
+  const ingest = feedHttp
+    ? await startIngestRole({ ...platform, ingestState, feedHttp }, config, logger)
     : undefined;
 
   // Ready once every consumer has committed what was in its topics when the service started.
@@ -192,7 +211,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         catalog: platform.catalog,
         delivery: platform.delivery,
         analytics: platform.analytics,
-        ingest: { producer: platform.producer, state: ingestState!, tokens: ingestTokens },
+        ingest: { batches: batchIngest!, state: ingestState!, tokens: ingestTokens },
         search: {
           index: platform.search.searchIndex,
           catalog: platform.catalog,
@@ -221,6 +240,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         await app?.close();
         await admin.close();
         await ingest?.stop();
+        await feedHttp?.close();
         await ingestState?.close();
         await Promise.all(runners.map((r) => r.stop()));
         for (const task of tasks) await task.stop();

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../infra/config.ts';
+import type { OutboundHttp } from '../processors/delivery/outbound-http.ts';
 import { loadDemoCorpusIfEmpty } from './corpus/demo.ts';
 import type { EventLog } from './event-log/event-log.ts';
 import type { EventProducer } from './event-producer.ts';
@@ -17,7 +18,13 @@ export interface IngestRole {
 }
 
 export async function startIngestRole(
-  deps: { eventLog: EventLog; producer: EventProducer; ingestState?: IngestState },
+  deps: {
+    eventLog: EventLog;
+    producer: EventProducer;
+    ingestState?: IngestState;
+    /** The guarded HTTP client feeds are fetched with (the outbound guard). */
+    feedHttp: Pick<OutboundHttp, 'get'>;
+  },
   config: Config,
   logger: Logger,
 ): Promise<IngestRole> {
@@ -32,7 +39,7 @@ export async function startIngestRole(
   const store = FeedStore.inDataDir(config.dataDir);
   const owned = deps.ingestState === undefined;
   const state = deps.ingestState ?? IngestState.inDataDir(config.dataDir);
-  const poller = new FeedPoller({ store, producer: deps.producer, logger, state });
+  const poller = new FeedPoller({ store, producer: deps.producer, logger, state, http: deps.feedHttp });
   poller.start();
   return {
     async stop() {

@@ -1,16 +1,15 @@
+import { createHash } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { EventProducer } from '../../ingest/event-producer.ts';
-import type { IngestState } from '../../ingest/loader/ingest-state.ts';
-import { publishValidRecords } from '../../ingest/loader/loader.ts';
-import { INGEST_RECORD_TYPES } from '../../ingest/loader/record-format.ts';
 import {
-  type BatchError,
-  parseIngestLine,
-  type ValidRecord,
-  validateIngestBatch,
-} from '../../ingest/loader/validate.ts';
+  type BatchIngest,
+  BatchInProgressError,
+  IdempotencyKeyReusedError,
+} from '../../ingest/loader/batch-ingest.ts';
+import type { IngestState } from '../../ingest/loader/ingest-state.ts';
+import { INGEST_RECORD_TYPES } from '../../ingest/loader/record-format.ts';
+import { type BatchError, parseIngestLine, validateIngestBatch } from '../../ingest/loader/validate.ts';
 import { INGEST_TOKEN_PREFIX, type IngestTokens } from '../../projections/state/ingest-tokens.ts';
 import type { FieldError } from '../problem.ts';
 import { problem } from '../problem.ts';
@@ -25,7 +24,9 @@ declare module 'fastify' {
 
 /** What the batch ingest route needs: where records go and who may send them. */
 export interface IngestServices {
-  producer: EventProducer;
+  /** Publishes validated batches exactly once per record (intent, append, record). */
+  batches: Pick<BatchIngest, 'publish'>;
+  /** Answers "is this episode / podcast known?" for validation. */
   state: IngestState;
   tokens: IngestTokens;
 }
@@ -47,7 +48,10 @@ const BatchBody = Type.Object({
 const BatchResult = Type.Object({
   received: Type.Integer({ description: 'records in the batch' }),
   published: Type.Integer({ description: 'records published as events' }),
-  duplicates: Type.Integer({ description: 'records skipped because their id was ingested before' }),
+  duplicates: Type.Integer({
+    description:
+      'records not published by this batch: ingested before (by any source, or by an attempt of this batch that was interrupted), or repeated in the batch',
+  }),
   transcript_lines: Type.Integer({ description: 'transcript lines among the published records' }),
   by_type: Type.Record(Type.String(), Type.Integer(), { description: 'published records per type' }),
 });
@@ -108,10 +112,40 @@ function recordsOf(request: FastifyRequest): unknown[] {
 }
 
 /**
+ * The `Idempotency-Key` header: 1 to 255 visible ASCII characters (an RFC 8941 string in quotes
+ * is taken without its quotes). Undefined when absent.
+ */
+function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  const raw = request.headers['idempotency-key'];
+  if (raw === undefined) return undefined;
+  const text = Array.isArray(raw) ? raw.join(',') : raw;
+  const key = /^"(.*)"$/.exec(text)?.[1] ?? text;
+  if (!/^[\x21-\x7e]([\x20-\x7e]{0,253}[\x21-\x7e])?$/.test(key)) {
+    throw problem(
+      'validation_error',
+      'The Idempotency-Key header must be 1 to 255 visible ASCII characters.',
+      {
+        errors: [
+          { location: 'header.idempotency-key', message: 'must be 1 to 255 visible ASCII characters' },
+        ],
+      },
+    );
+  }
+  return key;
+}
+
+/** The batch's identity for its key: a key stands for one batch (the same records, in order). */
+function fingerprintOf(records: unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(records)).digest('base64url');
+}
+
+/**
  * `POST /v1/ingest/batches`: publishes a batch of records as events, all or nothing. The batch is
  * validated whole (records may refer to podcasts and episodes earlier in the same batch); if any
  * record is invalid, nothing is published and the problem lists every invalid record and field.
- * Records whose id was ingested before (by any source) are skipped, so a retried batch is harmless.
+ * Records whose id was ingested before (by any source) are skipped, and every record is published
+ * at most once even when the service is killed mid-batch (BatchIngest); with an
+ * `Idempotency-Key`, a retry gets the first attempt's answer.
  */
 export const ingestRoutes: FastifyPluginAsyncTypebox<{
   services: IngestServices;
@@ -122,6 +156,8 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{
     { parseAs: 'string', bodyLimit: bodyLimitBytes },
     (_req, body, done) => done(null, body),
   );
+
+  const tokenOf = new WeakMap<FastifyRequest, string>();
 
   app.post(
     '/v1/ingest/batches',
@@ -158,19 +194,33 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{
             headers: { 'www-authenticate': 'Bearer realm="earshot-ingest", error="invalid_token"' },
           });
         }
+        tokenOf.set(request, token.id);
         request.log.debug({ ingest_token: token.id }, 'ingest token verified');
       },
       schema: {
         summary: 'Ingest a batch of records (all or nothing)',
         description:
-          'Publishes podcasts, publishers, entities, episodes, transcripts, segments, clips, ad reads, chart rows and bias evaluations as events. Body: JSON `{"records": [...]}` or NDJSON (`application/x-ndjson`, one record per line). Authenticated by an ingest token, never an API key.',
+          'Publishes podcasts, publishers, entities, episodes, transcripts, segments, clips, ad reads, chart rows and bias evaluations as events. Body: JSON `{"records": [...]}` or NDJSON (`application/x-ndjson`, one record per line). Authenticated by an ingest token, never an API key. ' +
+          'Every record (by `type:id`) is published at most once, also when a retry follows a crash of the service: records ingested before are counted in `duplicates`. ' +
+          'With an `Idempotency-Key`, a retry of the same batch (within 24 h) is answered with the first complete answer (header `Idempotent-Replayed: true`); the key used for a different batch is 422 `idempotency_key_reused`; while another process is still publishing the batch, 409 `conflict` with `Retry-After`.',
         tags: ['Ingest'],
         security: [{ IngestToken: [] }],
+        headers: Type.Object({
+          'idempotency-key': Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 255,
+              description:
+                'a client-chosen key for this batch (e.g. a UUID), scoped to the ingest token and kept 24 h; a retry with it publishes nothing twice and gets the first answer',
+            }),
+          ),
+        }),
         body: BatchBody,
         response: withProblems({ 202: BatchResult }),
       },
     },
     async (request, reply) => {
+      const key = idempotencyKeyOf(request);
       const records = recordsOf(request);
       if (records.length === 0 || records.length > MAX_BATCH_RECORDS) {
         throw problem('validation_error', `A batch holds 1 to ${MAX_BATCH_RECORDS} records.`, {
@@ -192,25 +242,35 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{
           { errors: result.errors.map((e) => ({ location: locationOf(e), message: e.reason })) },
         );
       }
-      const seen = new Set<string>();
-      const fresh: ValidRecord[] = [];
-      for (const r of result.records) {
-        if (seen.has(r.id) || services.state.has(r.id)) continue;
-        seen.add(r.id);
-        fresh.push(r);
+      try {
+        const outcome = await services.batches.publish({
+          records: result.records,
+          ...(key
+            ? {
+                idempotency: { scope: `${tokenOf.get(request)} ${key}`, fingerprint: fingerprintOf(records) },
+              }
+            : {}),
+        });
+        if (outcome.replayed) reply.header('idempotent-replayed', 'true');
+        return reply.code(202).send(outcome.result);
+      } catch (err) {
+        if (err instanceof IdempotencyKeyReusedError) {
+          throw problem('idempotency_key_reused', 'This Idempotency-Key was used for a different batch.', {
+            errors: [{ location: 'header.idempotency-key', message: err.message, value: key }],
+          });
+        }
+        if (err instanceof BatchInProgressError) {
+          throw problem('conflict', `${err.message}; retry shortly.`, {
+            errors: [
+              err.what === 'key'
+                ? { location: 'header.idempotency-key', message: err.message, value: key }
+                : { location: 'body.records', message: err.message },
+            ],
+            headers: { 'retry-after': '1' },
+          });
+        }
+        throw err;
       }
-      const { produced, lines } = fresh.length
-        ? await publishValidRecords(services.producer, services.state, fresh)
-        : { produced: 0, lines: 0 };
-      const byType: Record<string, number> = {};
-      for (const r of fresh) byType[r.type] = (byType[r.type] ?? 0) + 1;
-      return reply.code(202).send({
-        received: records.length,
-        published: produced,
-        duplicates: records.length - fresh.length,
-        transcript_lines: lines,
-        by_type: byType,
-      });
     },
   );
 };

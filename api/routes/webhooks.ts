@@ -4,7 +4,11 @@ import type { FastifyRequest } from 'fastify';
 import { newAttemptId, sendWebhook } from '../../processors/delivery/channels.ts';
 import { matchEnvelope } from '../../processors/delivery/envelope.ts';
 import type { DeliveryKit } from '../../processors/delivery/kit.ts';
-import { OutboundRefusedError, OutboundResolveError } from '../../processors/delivery/outbound-guard.ts';
+import {
+  canonicalUrl,
+  OutboundRefusedError,
+  OutboundResolveError,
+} from '../../processors/delivery/outbound-guard.ts';
 import type { WebhookConnection } from '../../projections/alerts/webhook-connections.ts';
 import { decodeCursor, ListEnvelope, pageOf, pageQuery } from '../pagination.ts';
 import { principalOf } from '../plugins/authentication.ts';
@@ -64,10 +68,13 @@ export function requireOwnProject(request: FastifyRequest, projectId: string) {
   return principal;
 }
 
-/** Checks a destination URL with the outbound guard; a refusal is a 422 naming `location`. */
-export async function checkDestination(kit: DeliveryKit, url: string, location: string): Promise<void> {
+/**
+ * Checks a destination URL with the outbound guard and returns its canonical form, the one to
+ * store; a refusal is a 422 naming `location`.
+ */
+export async function checkDestination(kit: DeliveryKit, url: string, location: string): Promise<string> {
   try {
-    await kit.guard.check(url);
+    return (await kit.guard.check(url)).url.href;
   } catch (err) {
     if (err instanceof OutboundRefusedError || err instanceof OutboundResolveError) {
       const message = err instanceof OutboundResolveError ? 'does not resolve to an address' : err.message;
@@ -109,10 +116,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ delivery: DeliveryKit }>
     },
     async (request, reply) => {
       const principal = requireOwnProject(request, request.params.projectId);
-      await checkDestination(delivery, request.body.url, 'body.url');
+      const url = await checkDestination(delivery, request.body.url, 'body.url');
       const { connection, secret } = await webhooks.create({
         projectId: principal.project.id,
-        url: request.body.url,
+        url,
         name: request.body.name,
       });
       return reply.code(201).send(connectionView(connection, secret));
@@ -177,7 +184,22 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ delivery: DeliveryKit }>
     },
     async (request) => {
       const principal = requireOwnProject(request, request.params.projectId);
-      const rotated = await webhooks.rotate(principal.project.id, request.params.id);
+      const current = await webhooks.get(principal.project.id, request.params.id);
+      if (!current) throw notFound(request.params.id);
+      // A URL stored by an older release is canonicalised here, or refused (nothing can be
+      // delivered to it: the connection should be deleted and made again).
+      let url: string;
+      try {
+        url = canonicalUrl(current.url).href;
+      } catch (err) {
+        if (!(err instanceof OutboundRefusedError)) throw err;
+        throw invalidParameter(
+          'path.id',
+          `has a stored URL that is refused (${err.message}); delete this connection and create a new one`,
+          request.params.id,
+        );
+      }
+      const rotated = await webhooks.rotate(principal.project.id, request.params.id, url);
       if (!rotated) throw notFound(request.params.id);
       return connectionView(rotated.connection, rotated.secret);
     },

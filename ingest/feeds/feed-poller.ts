@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { request } from 'undici';
+import type { OutboundHttp } from '../../processors/delivery/outbound-http.ts';
 import type { EpisodePublished } from '../../schemas/generated/index.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import type { EventProducer } from '../event-producer.ts';
@@ -13,6 +13,9 @@ import type { FeedRecord, FeedStore } from './feed-store.ts';
  * unchanged feed costs a 304 and no parsing. New items (by guid) become EpisodePublished events
  * for the feed's podcast, which is published first (and again when the channel changes). Runs
  * in the `ingest` role of `earshot start`; `pollOnce` also serves `earshot feeds add --poll`.
+ *
+ * Every fetch goes through the outbound guard the caller injects (`http`): the feed URL and each
+ * redirect target (at most five) are checked and connected to at the checked address.
  */
 export interface PollResult {
   url: string;
@@ -27,6 +30,8 @@ export interface FeedPollerOptions {
   store: FeedStore;
   producer: EventProducer;
   logger: Logger;
+  /** The guarded HTTP client (the outbound guard with `EARSHOT_OUTBOUND_ALLOWLIST`). */
+  http: Pick<OutboundHttp, 'get'>;
   /** Records published podcasts and episodes as ingested (for referential checks of later ingests). */
   state?: IngestState;
   tickMs?: number;
@@ -35,7 +40,9 @@ export interface FeedPollerOptions {
   now?: () => number;
 }
 
-const MAX_REDIRECTS = 3;
+const MAX_REDIRECTS = 5;
+/** Larger feeds are refused (the download stops there). */
+const MAX_FEED_BYTES = 32 * 1024 * 1024;
 const USER_AGENT = 'Earshot-FeedPoller/1.0 (+https://earshot.example/bot)';
 
 export class FeedPoller {
@@ -123,42 +130,31 @@ export class FeedPoller {
   private async fetch(
     feed: FeedRecord,
   ): Promise<{ status: number; body: string; etag?: string; lastModified?: string }> {
-    let target = feed.url;
-    for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-      const headers: Record<string, string> = {
-        'user-agent': USER_AGENT,
-        accept: 'application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5',
-      };
-      if (feed.etag) headers['if-none-match'] = feed.etag;
-      if (feed.lastModified) headers['if-modified-since'] = feed.lastModified;
-      const timeout = this.opts.timeoutMs ?? 30_000;
-      const res = await request(target, {
-        method: 'GET',
-        headers,
-        headersTimeout: timeout,
-        bodyTimeout: timeout,
-      });
-      const header = (name: string) => {
-        const v = res.headers[name];
-        return Array.isArray(v) ? v[0] : v;
-      };
-      if ([301, 302, 303, 307, 308].includes(res.statusCode) && header('location')) {
-        await res.body.dump();
-        target = new URL(header('location')!, target).toString();
-        continue;
-      }
-      if (res.statusCode === 304 || res.statusCode >= 300) {
-        await res.body.dump();
-        return { status: res.statusCode, body: '' };
-      }
-      return {
-        status: res.statusCode,
-        body: await res.body.text(),
-        etag: header('etag'),
-        lastModified: header('last-modified'),
-      };
-    }
-    throw new Error(`more than ${MAX_REDIRECTS} redirects`);
+    const headers: Record<string, string> = {
+      'user-agent': USER_AGENT,
+      accept: 'application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5',
+    };
+    if (feed.etag) headers['if-none-match'] = feed.etag;
+    if (feed.lastModified) headers['if-modified-since'] = feed.lastModified;
+    const res = await this.opts.http.get({
+      url: feed.url,
+      headers,
+      timeoutMs: this.opts.timeoutMs ?? 30_000,
+      maxRedirects: MAX_REDIRECTS,
+      maxBodyBytes: MAX_FEED_BYTES,
+    });
+    if (res.error !== undefined || res.status === undefined) throw new Error(res.error ?? 'no response');
+    const header = (name: string) => {
+      const v = res.headers?.[name];
+      return Array.isArray(v) ? v[0] : v;
+    };
+    if (res.status < 200 || res.status >= 300) return { status: res.status, body: '' };
+    return {
+      status: res.status,
+      body: res.body?.toString('utf8') ?? '',
+      etag: header('etag'),
+      lastModified: header('last-modified'),
+    };
   }
 
   private async publish(

@@ -9,7 +9,6 @@ import {
   type IngestError,
   parseIngestLine,
   type ValidationContext,
-  type ValidRecord,
   validateIngestRecord,
 } from './validate.ts';
 
@@ -269,34 +268,4 @@ async function loadFile(
   if (rejects) await new Promise<void>((resolve) => rejects!.end(resolve));
   progress();
   return report;
-}
-
-/**
- * Produces records that passed `validateIngestRecord` / `validateIngestBatch` (the HTTP batch
- * ingest uses this), grouped by topic in their order, and records them in the ingest state.
- */
-export async function publishValidRecords(
-  producer: EventProducer,
-  state: IngestState,
-  records: ValidRecord[],
-): Promise<{ produced: number; lines: number }> {
-  const byTopic = new Map<TopicSpec, ValidRecord[]>();
-  for (const r of records) {
-    const list = byTopic.get(r.topic) ?? [];
-    list.push(r);
-    byTopic.set(r.topic, list);
-  }
-  let lines = 0;
-  // Catalog first, then episodes, then what refers to them.
-  const order = (t: TopicSpec) => INGEST_RECORD_TYPES.indexOf(byTopic.get(t)![0]!.type);
-  for (const topic of [...byTopic.keys()].sort((a, b) => order(a) - order(b))) {
-    const list = byTopic.get(topic)!;
-    await producer.send(
-      topic,
-      list.map((r) => ({ key: r.key, value: r.value })),
-    );
-    await state.mark(list.map((r) => r.id));
-    for (const r of list) if (r.type === 'transcript') lines += (r.value.lines as unknown[]).length;
-  }
-  return { produced: records.length, lines };
 }

@@ -7,7 +7,7 @@ import type { AlertInfo, DeliveryContent, MatchDocument } from './content.ts';
 import { deliveryUrl, digestEnvelope, matchEnvelope } from './envelope.ts';
 import type { ChannelType, DeliveryJob } from './jobs.ts';
 import { isPermanentMailError, type Mailer } from './mailer.ts';
-import type { OutboundHttp } from './outbound-guard.ts';
+import type { OutboundHttp } from './outbound-http.ts';
 import { renderChat, renderEmail } from './render.ts';
 import { parseRetryAfter } from './retry-schedule.ts';
 import type { TokenSigner } from './secrets.ts';

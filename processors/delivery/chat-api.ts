@@ -1,4 +1,4 @@
-import type { HttpResult, OutboundHttp } from './outbound-guard.ts';
+import type { HttpResult, OutboundHttp } from './outbound-http.ts';
 import { parseRetryAfter } from './retry-schedule.ts';
 
 /**

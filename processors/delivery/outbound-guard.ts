@@ -1,21 +1,22 @@
 import dns, { type LookupAddress } from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, buildConnector, request } from 'undici';
+import { Agent, buildConnector } from 'undici';
 
 /**
- * The one gate every outbound request of the senders passes (webhooks, the chat Web API):
+ * The one gate every outbound request passes (webhooks, the chat Web API, feed fetches):
  * a destination must be `https` and resolve only to public unicast addresses — private,
  * loopback, link-local, carrier-grade NAT, unique-local, unspecified, multicast, reserved and
  * IPv4 addresses embedded in IPv6 (mapped, NAT64, 6to4) are refused — unless the address lies
  * inside an allowlisted CIDR (`EARSHOT_OUTBOUND_ALLOWLIST`, empty by default). Only allowlisted
- * addresses may be reached over plain `http`.
+ * addresses may be reached over plain `http`, unless the guard is made with `plainHttp` (feeds,
+ * which carry no secrets and are often served over http).
  *
  * The check runs twice: before a request (clear errors at create time, IP literals) and again
  * inside the connection's DNS lookup, so the address connected to is the address checked
  * (a DNS answer that changes between the two — rebinding — cannot slip through).
- * Redirects are never followed: undici's `request` has no redirect handling unless an
- * interceptor adds it, and none is added here.
+ * The guard follows no redirects itself; `OutboundHttp` (outbound-http.ts) decides per use
+ * (webhooks: never; feeds: a bounded number, each hop checked again).
  */
 export class OutboundRefusedError extends Error {
   readonly code = 'EARSHOT_OUTBOUND_REFUSED';
@@ -76,15 +77,19 @@ export interface OutboundGuardOptions {
   /** CIDRs that may be reached although not public, and over plain http. */
   allowlist?: string;
   resolver?: Resolver;
+  /** Plain http to any permitted address (default: only to allowlisted ones). */
+  plainHttp?: boolean;
 }
 
 export class OutboundGuard {
   private readonly allow: Cidr[];
   private readonly resolver: Resolver;
+  private readonly plainHttp: boolean;
 
   constructor(options: OutboundGuardOptions = {}) {
     this.allow = parseAllowlist(options.allowlist ?? '');
     this.resolver = options.resolver ?? systemResolver;
+    this.plainHttp = options.plainHttp ?? false;
   }
 
   /** Whether an address is inside the allowlist. */
@@ -109,22 +114,13 @@ export class OutboundGuard {
   }
 
   /**
-   * Parses and checks a URL: scheme, no credentials, every resolved address permitted,
-   * plain http only to allowlisted addresses. Throws OutboundRefusedError or OutboundResolveError.
+   * Parses and checks a URL: its canonical form (see `canonicalUrl`), every resolved address
+   * permitted, plain http only to allowlisted addresses. The returned `url` is the one to use
+   * and store. Throws OutboundRefusedError or OutboundResolveError.
    */
   async check(rawUrl: string): Promise<CheckedUrl> {
-    let url: URL;
-    try {
-      url = new URL(rawUrl);
-    } catch {
-      throw new OutboundRefusedError('is not an absolute URL');
-    }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-      throw new OutboundRefusedError(`must use https (got ${url.protocol.replace(/:$/, '')})`);
-    }
-    if (url.username || url.password) throw new OutboundRefusedError('must not contain credentials');
+    const url = canonicalUrl(rawUrl);
     const host = hostOf(url);
-    if (!host) throw new OutboundRefusedError('has no host');
     let addresses: string[];
     if (net.isIP(host)) addresses = [host];
     else {
@@ -139,7 +135,7 @@ export class OutboundGuard {
       const why = this.refusal(address);
       if (why) throw new OutboundRefusedError(`resolves to ${why}; only public addresses can be reached`);
     }
-    if (url.protocol === 'http:' && !addresses.every((a) => this.allowlisted(a))) {
+    if (url.protocol === 'http:' && !this.plainHttp && !addresses.every((a) => this.allowlisted(a))) {
       throw new OutboundRefusedError('must use https');
     }
     return { url, addresses };
@@ -177,7 +173,10 @@ export class OutboundGuard {
   ): Agent {
     const timeout = options.connectTimeoutMs ?? 10_000;
     const https = buildConnector({ timeout, lookup: this.lookup(false) } as buildConnector.BuildOptions);
-    const http = buildConnector({ timeout, lookup: this.lookup(true) } as buildConnector.BuildOptions);
+    const http = buildConnector({
+      timeout,
+      lookup: this.lookup(!this.plainHttp),
+    } as buildConnector.BuildOptions);
     return new Agent({
       connections: options.connections ?? 64,
       keepAliveTimeout: options.keepAliveTimeoutMs ?? 4_000,
@@ -187,7 +186,7 @@ export class OutboundGuard {
         if (net.isIP(host)) {
           const why = this.refusal(host);
           if (why) return callback(new OutboundRefusedError(`refused: ${why}`), null);
-          if (opts.protocol === 'http:' && !this.allowlisted(host)) {
+          if (opts.protocol === 'http:' && !this.plainHttp && !this.allowlisted(host)) {
             return callback(new OutboundRefusedError('plain http needs https'), null);
           }
         }
@@ -221,125 +220,46 @@ function normalise(addr: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
   return addr;
 }
 
+/**
+ * The one reading of a destination URL: the WHATWG URL parser's (the parser undici and every
+ * browser use), whose serialisation (`href`) is what is stored and sent. Refused, because
+ * another parser could read another host from the same text or because nothing can listen
+ * there:
+ * - a scheme other than http/https;
+ * - userinfo of any form, including an empty `:@` or `@` that the serialisation would drop, and
+ *   an `@` after a backslash (`https://a.example\@b.example/`: WHATWG reads host `a.example`,
+ *   lenient RFC 3986 parsers read userinfo `a.example\` and host `b.example`);
+ * - port 0, and URLs without a host.
+ */
+export function canonicalUrl(raw: string): URL {
+  // The parser drops ASCII tabs and newlines anywhere: look at the text it reads.
+  const text = raw.replace(/[\t\n\r]/g, '');
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new OutboundRefusedError('is not an absolute URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new OutboundRefusedError(`must use https (got ${url.protocol.replace(/:$/, '')})`);
+  }
+  if (url.username || url.password || rawAuthority(text).includes('@')) {
+    throw new OutboundRefusedError('must not contain userinfo (credentials before an @)');
+  }
+  if (url.port === '0') throw new OutboundRefusedError('must not use port 0');
+  if (!hostOf(url)) throw new OutboundRefusedError('has no host');
+  return url;
+}
+
+/**
+ * The authority as the widest reading sees it: after the scheme and any slashes or backslashes,
+ * up to the first `/`, `?` or `#` (a backslash does not end it, as it does for WHATWG).
+ */
+function rawAuthority(text: string): string {
+  const rest = text.slice(text.indexOf(':') + 1);
+  return /^[/\\]*([^/?#]*)/.exec(rest)?.[1] ?? '';
+}
+
 function hostOf(url: URL): string {
   return url.hostname.replace(/^\[|\]$/g, '');
-}
-
-export interface HttpResult {
-  /** HTTP status when a response arrived. */
-  status?: number;
-  headers?: Record<string, string | string[] | undefined>;
-  /** The first bytes of the response body (when asked for). */
-  body?: Buffer;
-  /** Why no usable response arrived: timeout, connection error, refusal. */
-  error?: string;
-  /** The destination was refused by the guard: retrying will not help. */
-  refused?: boolean;
-  durationMs: number;
-}
-
-export interface OutboundPost {
-  url: string;
-  body: string | Buffer;
-  headers: Record<string, string>;
-  /** End-to-end budget (DNS, connect, send, headers, body). */
-  timeoutMs: number;
-  /** Keep up to this many bytes of the response body; the rest is discarded. */
-  keepBodyBytes?: number;
-}
-
-/** POSTs through the guard: check the URL, connect through the guarded agent, never follow redirects. */
-export class OutboundHttp {
-  readonly agent: Agent;
-
-  constructor(
-    readonly guard: OutboundGuard,
-    options: { connections?: number } = {},
-  ) {
-    this.agent = guard.agent({ connections: options.connections });
-  }
-
-  async post(req: OutboundPost): Promise<HttpResult> {
-    const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
-    const signal = AbortSignal.timeout(req.timeoutMs);
-    try {
-      await withTimeout(this.guard.check(req.url), req.timeoutMs);
-      const res = await request(req.url, {
-        method: 'POST',
-        body: req.body,
-        headers: req.headers,
-        dispatcher: this.agent,
-        signal,
-        headersTimeout: req.timeoutMs,
-        bodyTimeout: req.timeoutMs,
-      });
-      let body: Buffer | undefined;
-      if (req.keepBodyBytes) {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        for await (const chunk of res.body) {
-          if (size < req.keepBodyBytes) chunks.push(chunk as Buffer);
-          size += (chunk as Buffer).length;
-        }
-        body = Buffer.concat(chunks).subarray(0, req.keepBodyBytes);
-      } else {
-        await res.body.dump({ limit: 1 << 20 }).catch(() => undefined);
-      }
-      return { status: res.statusCode, headers: res.headers, body, durationMs: elapsed() };
-    } catch (err) {
-      const refused = findRefusal(err);
-      if (refused) return { error: `refused: ${refused.message}`, refused: true, durationMs: elapsed() };
-      return { error: describeError(err, req.timeoutMs, signal), durationMs: elapsed() };
-    }
-  }
-
-  close(): Promise<void> {
-    return this.agent.close();
-  }
-}
-
-function findRefusal(err: unknown): OutboundRefusedError | undefined {
-  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if (e instanceof OutboundRefusedError) return e;
-    if ((e as { code?: unknown }).code === 'EARSHOT_OUTBOUND_REFUSED') {
-      return new OutboundRefusedError((e as Error).message);
-    }
-  }
-  return undefined;
-}
-
-class BudgetExceeded extends Error {}
-
-async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      p,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new BudgetExceeded()), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** A short, stable description of why a request produced no response. */
-export function describeError(err: unknown, timeoutMs: number, signal?: AbortSignal): string {
-  const e = err as { name?: string; code?: string; message?: string; cause?: unknown };
-  if (
-    err instanceof BudgetExceeded ||
-    signal?.aborted ||
-    e.name === 'TimeoutError' ||
-    e.code === 'UND_ERR_HEADERS_TIMEOUT' ||
-    e.code === 'UND_ERR_BODY_TIMEOUT'
-  ) {
-    return `timeout: no complete response within ${Math.round(timeoutMs / 100) / 10} s`;
-  }
-  if (err instanceof OutboundResolveError) return err.message;
-  if (e.code === 'UND_ERR_CONNECT_TIMEOUT') return 'connect timeout';
-  const cause = e.cause as { code?: string; message?: string } | undefined;
-  if (cause?.code && cause.message) return cause.message;
-  return e.message ?? String(err);
 }

@@ -76,16 +76,21 @@ export class WebhookConnections {
     return row;
   }
 
-  /** Replaces the signing secret; the old one is invalid from now on. */
+  /**
+   * Replaces the signing secret; the old one is invalid from now on. `url`, when given, replaces
+   * the stored URL (its canonical form).
+   */
   async rotate(
     projectId: string,
     id: string,
+    url?: string,
   ): Promise<{ connection: WebhookConnection; secret: string } | undefined> {
     const secret = newWebhookSecret();
     const [connection] = await this.db.query<WebhookConnection>(
-      `UPDATE webhook_connections SET secret_sealed = $3, secret_prefix = $4, secret_rotated_at = now()
+      `UPDATE webhook_connections
+       SET secret_sealed = $3, secret_prefix = $4, secret_rotated_at = now(), url = coalesce($5, url)
        WHERE id = $1 AND project_id = $2 AND deleted_at IS NULL RETURNING ${COLUMNS}`,
-      [id, projectId, this.box.encrypt(secret, id), secretPrefix(secret)],
+      [id, projectId, this.box.encrypt(secret, id), secretPrefix(secret), url ?? null],
     );
     return connection ? { connection, secret } : undefined;
   }

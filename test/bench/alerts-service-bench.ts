@@ -3,8 +3,8 @@ import { loadConfig } from '../../infra/config.ts';
 import { silentLogger } from '../../infra/logger.ts';
 import { startService } from '../../infra/service.ts';
 import { Rng } from '../../ingest/corpus/rng.ts';
+import { BatchIngest } from '../../ingest/loader/batch-ingest.ts';
 import { IngestState } from '../../ingest/loader/ingest-state.ts';
-import { publishValidRecords } from '../../ingest/loader/loader.ts';
 import { validateIngestBatch } from '../../ingest/loader/validate.ts';
 import { alertsRuntime } from '../../processors/alerts/alerts-pipeline.ts';
 import { TOPICS } from '../../schemas/topics.ts';
@@ -18,8 +18,8 @@ import { percentile } from './bench.ts';
  * Alerts measured the way they run: one service process with every role on embedded engines
  * (`startService`), 10,000 live REALTIME alerts each notifying a webhook connection to a local
  * receiver, and episodes that arrive through the ingest path (`validateIngestBatch` +
- * `publishValidRecords`, what the bulk loader and the HTTP batch ingest run: validation, the
- * ingest state, the producer) as catalog records, an episode, its clips and its transcript —
+ * `BatchIngest.publish`, what the HTTP batch ingest runs: validation, the ingest state with the
+ * batch's intent, the producer) as catalog records, an episode, its clips and its transcript —
  * no mentions or speakers appended by hand. Mention detection and speaker identification run
  * in the service, then the matcher, the planner, the match projection, the senders' schedule
  * and the dispatcher. Each signed alert.match.created the receiver gets is timed from the moment
@@ -147,10 +147,16 @@ export async function runAlertsServiceBench(
   const ingestState = new IngestState(path.join(tmp.dir, 'ingest-state'));
   try {
     const { platform } = service;
+    const batches = new BatchIngest({
+      producer: platform.producer,
+      log: platform.eventLog,
+      state: ingestState,
+      logger: silentLogger(),
+    });
     const ingest = async (records: unknown[]) => {
       const checked = validateIngestBatch(records, ingestState);
       if (!checked.ok) throw new Error(`ingest refused: ${JSON.stringify(checked.errors.slice(0, 3))}`);
-      await publishValidRecords(platform.producer, ingestState, checked.records);
+      await batches.publish({ records: checked.records });
     };
     const org = await platform.accounts.createOrganization({ name: 'Bench' });
     const project = await platform.accounts.createProject({

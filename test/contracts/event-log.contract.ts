@@ -8,6 +8,7 @@ import {
   RecordTooLargeError,
   UnknownTopicError,
 } from '../../ingest/event-log/event-log.ts';
+import { rangesSince, readRanges } from '../../ingest/event-log/read-ranges.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 export interface EventLogFixture {
@@ -328,6 +329,34 @@ export function eventLogContract(adapter: string, setup: () => Promise<EventLogF
       await waitFor(() => got.length >= 8, { timeoutMs, what: 'read after seek' });
       await stop(consumer);
       expect(got.slice(5).map((r) => r.offset)).toEqual([2, 3, 4]);
+    });
+
+    it('reads back what was appended since a time, and only that, through a group of its own', async () => {
+      // How an interrupted HTTP ingest batch is resolved from the log (ingest/event-log/read-ranges.ts).
+      const topic = await freshTopic(3);
+      await log.produce(
+        topic,
+        Array.from({ length: 9 }, (_, i) => rec(`k${i}`, `before-${i}`)),
+      );
+      await sleep(50);
+      const since = Date.now();
+      await sleep(50);
+      await log.produce(
+        topic,
+        Array.from({ length: 5 }, (_, i) => rec(`k${i}`, `after-${i}`, { batch: 'b1' })),
+      );
+      const ranges = await rangesSince(log, [topic], since);
+      expect(ranges.reduce((n, r) => n + r.to - r.from, 0)).toBe(5);
+      const got: LogRecord[] = [];
+      await readRanges(log, `g-${randomUUID()}`, ranges, (r) => got.push(r), { timeoutMs });
+      expect(got.map((r) => r.value!.toString()).sort()).toEqual(
+        Array.from({ length: 5 }, (_, i) => `after-${i}`),
+      );
+      expect(got.every((r) => r.headers.batch === 'b1')).toBe(true);
+      // Nothing appended since: nothing to read, and no consumer is started.
+      const none = await rangesSince(log, [topic], Date.now() + 1000);
+      expect(none.every((r) => r.to === r.from)).toBe(true);
+      await readRanges(log, `g-${randomUUID()}`, none, () => expect.unreachable());
     });
 
     it('is visible to another client of the same log', async () => {

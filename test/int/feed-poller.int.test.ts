@@ -7,6 +7,8 @@ import { episodeIdFor, podcastIdForFeed } from '../../ingest/feeds/feed-mapping.
 import { FeedPoller } from '../../ingest/feeds/feed-poller.ts';
 import { FeedStore, parseInterval } from '../../ingest/feeds/feed-store.ts';
 import { IngestState } from '../../ingest/loader/ingest-state.ts';
+import { OutboundGuard } from '../../processors/delivery/outbound-guard.ts';
+import { OutboundHttp } from '../../processors/delivery/outbound-http.ts';
 import type { EpisodePublished, Podcast } from '../../schemas/generated/index.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import { embeddedBackbone } from '../support/backbone.ts';
@@ -83,6 +85,8 @@ describe('feed poller', () => {
   let state: IngestState;
   let now: number;
   let poller: FeedPoller;
+  // The local feed server is on loopback: allowlisted, as EARSHOT_OUTBOUND_ALLOWLIST would.
+  const client = new OutboundHttp(new OutboundGuard({ allowlist: '127.0.0.1/32', plainHttp: true }));
 
   beforeAll(async () => {
     server = http.createServer((req, res) => {
@@ -114,6 +118,7 @@ describe('feed poller', () => {
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(async () => {
+    await client.close();
     await new Promise((r) => server.close(r));
   });
   beforeEach(async () => {
@@ -121,7 +126,14 @@ describe('feed poller', () => {
     store = new FeedStore(path.join(bb.dir, 'feeds'));
     state = new IngestState(path.join(bb.dir, 'ingest-state'));
     now = Date.UTC(2025, 10, 21, 12);
-    poller = new FeedPoller({ store, producer: bb.producer, logger: silentLogger(), state, now: () => now });
+    poller = new FeedPoller({
+      store,
+      producer: bb.producer,
+      logger: silentLogger(),
+      state,
+      http: client,
+      now: () => now,
+    });
     requests.length = 0;
     etag = '"v1"';
     items = [

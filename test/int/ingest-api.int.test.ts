@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../infra/logger.ts';
+import { BatchIngest } from '../../ingest/loader/batch-ingest.ts';
 import { IngestState } from '../../ingest/loader/ingest-state.ts';
 import { IngestTokens } from '../../projections/state/ingest-tokens.ts';
 import { loadExample } from '../../schemas/avro-schemas.ts';
@@ -14,6 +16,7 @@ const URL = '/v1/ingest/batches';
 describe('HTTP batch ingest', () => {
   let bb: Awaited<ReturnType<typeof embeddedBackbone>>;
   let state: IngestState;
+  let batches: BatchIngest;
   let api: Awaited<ReturnType<typeof testApi>>;
   let tokens: IngestTokens;
   let token: string;
@@ -26,10 +29,11 @@ describe('HTTP batch ingest', () => {
   beforeAll(async () => {
     bb = await embeddedBackbone();
     state = new IngestState(path.join(bb.dir, 'ingest-state'));
+    batches = new BatchIngest({ producer: bb.producer, log: bb.log, state, logger: silentLogger() });
     api = await testApi({ ingestBodyLimitBytes: 256 * 1024 }, undefined, {
       ingest: (s) => {
         tokens = new IngestTokens(s);
-        return { producer: bb.producer, state, tokens };
+        return { batches, state, tokens };
       },
     });
     token = (await tokens.create({ name: 'partner feed' })).token;

@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../infra/logger.ts';
 import { generateCorpus } from '../../ingest/corpus/generate.ts';
+import { BatchIngest } from '../../ingest/loader/batch-ingest.ts';
 import { IngestState } from '../../ingest/loader/ingest-state.ts';
-import { loadNdjson, publishValidRecords, rejectsFileFor } from '../../ingest/loader/loader.ts';
+import { loadNdjson, rejectsFileFor } from '../../ingest/loader/loader.ts';
 import { validateIngestBatch } from '../../ingest/loader/validate.ts';
 import { loadExample } from '../../schemas/avro-schemas.ts';
 import { TOPICS } from '../../schemas/topics.ts';
@@ -147,10 +149,9 @@ describe('NDJSON loader', () => {
     const accepted = validateIngestBatch([batch[2], batch[1], batch[0]], state);
     expect(accepted.ok).toBe(true);
     if (!accepted.ok) return;
-    expect(await publishValidRecords(bb.producer, state, accepted.records)).toEqual({
-      produced: 3,
-      lines: 3,
-    });
+    const batches = new BatchIngest({ producer: bb.producer, log: bb.log, state, logger: silentLogger() });
+    const { result } = await batches.publish({ records: accepted.records });
+    expect(result).toMatchObject({ published: 3, duplicates: 0, transcript_lines: 3 });
     expect([
       countTopic(bb.log, TOPICS.podcasts),
       countTopic(bb.log, TOPICS.episodes),

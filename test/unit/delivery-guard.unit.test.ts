@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
+  canonicalUrl,
   OutboundGuard,
-  OutboundHttp,
   OutboundRefusedError,
   OutboundResolveError,
   parseAllowlist,
 } from '../../processors/delivery/outbound-guard.ts';
+import { OutboundHttp } from '../../processors/delivery/outbound-http.ts';
 
 /** A guard whose DNS answers come from a table (no network). */
 function guardWith(table: Record<string, string[]>, allowlist = '') {
@@ -74,8 +75,39 @@ describe('outbound guard', () => {
     const guard = guardWith(dns);
     await expect(guard.check('http://hooks.example.com/')).rejects.toThrow(/https/);
     await expect(guard.check('ftp://hooks.example.com/')).rejects.toThrow(/https/);
-    await expect(guard.check('https://user:pw@hooks.example.com/')).rejects.toThrow(/credentials/);
+    await expect(guard.check('https://user:pw@hooks.example.com/')).rejects.toThrow(/userinfo/);
     await expect(guard.check('not a url')).rejects.toThrow(OutboundRefusedError);
+  });
+
+  it.each([
+    ['https://93.184.216.34\\@127.0.0.1/', /userinfo/],
+    ['https://hooks.example.com\\x@127.0.0.1/', /userinfo/],
+    ['https://:@hooks.example.com/', /userinfo/],
+    ['https://@hooks.example.com/', /userinfo/],
+    ['https://ops@hooks.example.com/', /userinfo/],
+    ['https:\\\\:@hooks.example.com/', /userinfo/],
+    ['https://hooks.example.com:0/', /port 0/],
+    ['https://hooks.example.com:00/', /port 0/],
+  ])('refuses userinfo of any form and port 0: %s', async (url, why) => {
+    const err = await guardWith(dns)
+      .check(url)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OutboundRefusedError);
+    expect((err as Error).message).toMatch(why);
+    expect(() => canonicalUrl(url)).toThrow(why);
+  });
+
+  it.each([
+    ['HTTPS://Hooks.Example.COM:443/a/./b/../c?x=1#f', 'https://hooks.example.com/a/c?x=1#f'],
+    ['https://93.184.216.34\\hook', 'https://93.184.216.34/hook'],
+    ['  https://0x5d.184.216.34/h\tok ', 'https://93.184.216.34/hok'],
+    ['https://hooks.example.com/path@x?q=a@b', 'https://hooks.example.com/path@x?q=a@b'],
+    ['https://hooks.example.com:8443', 'https://hooks.example.com:8443/'],
+  ])('checks and returns the canonical form of %s', async (given, canonical) => {
+    const checked = await guardWith(dns).check(given);
+    expect(checked.url.href).toBe(canonical);
+    expect(canonicalUrl(given).href).toBe(canonical);
+    expect(canonicalUrl(canonical).href).toBe(canonical);
   });
 
   it('reports names that do not resolve separately from refusals', async () => {
@@ -132,6 +164,43 @@ describe('outbound guard', () => {
       });
       expect(calls).toBe(2);
       expect(res.refused).toBe(true);
+      expect(res.error).toMatch(/^refused: .*loopback/);
+    } finally {
+      await http.close();
+    }
+  });
+
+  it('with plainHttp (feeds), takes plain http to public addresses and still refuses private ones', async () => {
+    const table = { 'feeds.example.com': ['93.184.216.34'], 'ten.example.com': ['10.1.2.3'] };
+    const resolver = async (host: string) =>
+      (table[host as keyof typeof table] ?? []).map((address) => ({ address, family: 4 }));
+    const feeds = new OutboundGuard({ resolver, plainHttp: true });
+    await expect(feeds.check('http://feeds.example.com/show.xml')).resolves.toMatchObject({
+      addresses: ['93.184.216.34'],
+    });
+    await expect(feeds.check('http://ten.example.com/')).rejects.toThrow(/private/);
+    await expect(feeds.check('http://:@feeds.example.com/')).rejects.toThrow(/userinfo/);
+    await expect(new OutboundGuard({ resolver }).check('http://feeds.example.com/')).rejects.toThrow(/https/);
+  });
+
+  it('GET re-checks every connection: a name that re-resolves to loopback is refused, nothing is fetched', async () => {
+    let calls = 0;
+    const guard = new OutboundGuard({
+      plainHttp: true,
+      resolver: async () => [{ address: calls++ === 0 ? '93.184.216.34' : '127.0.0.1', family: 4 }],
+    });
+    const http = new OutboundHttp(guard);
+    try {
+      const res = await http.get({
+        url: 'http://rebind.example.com/feed.xml',
+        headers: {},
+        timeoutMs: 5000,
+        maxRedirects: 5,
+        maxBodyBytes: 1024,
+      });
+      expect(calls).toBe(2);
+      expect(res).toMatchObject({ refused: true, redirects: 0, url: 'http://rebind.example.com/feed.xml' });
+      expect(res.status).toBeUndefined();
       expect(res.error).toMatch(/^refused: .*loopback/);
     } finally {
       await http.close();
