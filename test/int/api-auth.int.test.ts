@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../infra/logger.ts';
+import { BatchIngest } from '../../ingest/loader/batch-ingest.ts';
 import { IngestState } from '../../ingest/loader/ingest-state.ts';
 import { type AnalyticsStore, migrateAnalytics } from '../../projections/analytics/analytics-store.ts';
 import { ChdbAnalyticsStore } from '../../projections/analytics/chdb-analytics-store.ts';
@@ -213,7 +215,13 @@ describe('failed ingest-token authentications are rate limited too', () => {
           lookups++;
           return authenticate(token);
         };
-        return { producer: bb.producer, state, tokens };
+        const batches = new BatchIngest({
+          producer: bb.producer,
+          log: bb.log,
+          state,
+          logger: silentLogger(),
+        });
+        return { batches, state, tokens };
       },
     });
   });
