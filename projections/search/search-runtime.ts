@@ -177,9 +177,13 @@ export class SearchRuntime {
         // Rows the projector wrote since the last scheduled refresh are not in LanceDB's
         // full-text index yet (phrase queries miss them) and OpenSearch shows writes at its next
         // refresh: keyword search is ready once this refresh has folded them in.
+        const refreshStarted = Date.now();
         await index.refresh();
         this.keywordCurrent = true;
-        options.logger.info({ readyMs: Date.now() - started }, 'keyword search ready');
+        options.logger.info(
+          { readyMs: Date.now() - started, refreshMs: Date.now() - refreshStarted },
+          'keyword search ready',
+        );
       }
       if (this.keywordCurrent) this.filler?.start();
       if (!this.embeddings.query && !this.embeddings.indexing) return;
