@@ -80,8 +80,10 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     fetchIfMissing: config.env.EARSHOT_EMBEDDINGS_FETCH === 'on',
     logger,
   });
+  // Open, and (once the consumers have caught up) refreshed, so that keyword search, exact phrases
+  // included, covers what was ingested at start (search-runtime.ts).
   readiness.add('search-index', async () => ({
-    ok: platform.search.opened,
+    ok: platform.search.keywordReady,
     detail: platform.search.status(),
   }));
   readiness.describe('search', () => platform.search.status());

@@ -12,7 +12,6 @@ import {
 } from '@lancedb/lancedb';
 import {
   Table as ArrowTable,
-  Bool,
   Field,
   FixedSizeList,
   Float32,
@@ -36,6 +35,7 @@ import type {
   FilterFields,
   IndexStats,
   KeywordQuery,
+  LineDoc,
   LineHit,
   LineSource,
   NameDoc,
@@ -75,6 +75,12 @@ export interface LanceDbSearchIndexOptions extends SearchIndexOptions {
 }
 
 type TableName = 'lines' | 'segments' | 'clips' | 'episodes' | 'names' | 'parts';
+/** Every table: those queried by filter, the vectors kept beside lines and clips, the filler's list. */
+type StoreTable = TableName | 'line_vectors' | 'clip_vectors' | 'pending';
+/** Where each kind of row keeps its vectors. */
+const VECTORS = { lines: 'line_vectors', clips: 'clip_vectors' } as const;
+/** Layout of the tables; an index of another layout is refused at open (rebuild it). */
+const LAYOUT = 2;
 
 /**
  * How long a scheduled refresh waits: at least `delayMs` of quiet, and no sooner than `intervalMs`
@@ -96,9 +102,9 @@ const list = (name: string) => new Field(name, new List(new Field('item', new Ut
 const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
 const f64 = (name: string) => new Field(name, new Float64(), false);
 const vec = (dims: number) =>
-  new Field('vector', new FixedSizeList(dims, new Field('item', new Float32(), true)), true);
+  new Field('vector', new FixedSizeList(dims, new Field('item', new Float32(), true)), false);
 
-function schemas(dims: number): Record<TableName, Schema> {
+function schemas(dims: number): Record<StoreTable, Schema> {
   const episodeFields = [
     str('episode_id'),
     str('podcast_id'),
@@ -106,18 +112,28 @@ function schemas(dims: number): Record<TableName, Schema> {
     str('language'),
     list('entity_keys'),
   ];
+  const lineFields = [
+    str('id'),
+    ...episodeFields,
+    str('segment_id'),
+    str('segment_type'),
+    new Field('number', new Int32(), false),
+    str('text'),
+    str('vector_key', true),
+  ];
+  const clipFields = [
+    str('id'),
+    ...episodeFields,
+    str('type'),
+    str('segment_id', true),
+    f64('engagement_score'),
+    list('clip_entity_keys'),
+    str('speaker_person_id', true),
+    str('vector_key', true),
+  ];
   return {
-    lines: new Schema([
-      str('id'),
-      ...episodeFields,
-      str('segment_id'),
-      str('segment_type'),
-      new Field('number', new Int32(), false),
-      str('text'),
-      new Field('has_vector', new Bool(), false),
-      str('vector_key', true),
-      vec(dims),
-    ]),
+    lines: new Schema(lineFields),
+    line_vectors: new Schema([...lineFields, vec(dims)]),
     segments: new Schema([
       str('id'),
       ...episodeFields,
@@ -126,21 +142,10 @@ function schemas(dims: number): Record<TableName, Schema> {
       list('segment_entity_keys'),
       str('doc'),
     ]),
-    clips: new Schema([
-      str('id'),
-      ...episodeFields,
-      str('type'),
-      str('segment_id', true),
-      f64('engagement_score'),
-      list('clip_entity_keys'),
-      str('speaker_person_id', true),
-      str('text'),
-      str('doc'),
-      new Field('has_vector', new Bool(), false),
-      str('vector_key', true),
-      vec(dims),
-    ]),
+    clips: new Schema([...clipFields, str('text'), str('doc')]),
+    clip_vectors: new Schema([...clipFields, vec(dims)]),
     episodes: new Schema([str('id'), str('podcast_id'), f64('published_at'), list('entity_keys')]),
+    pending: new Schema([str('id'), f64('published_at')]),
     names: new Schema([
       str('id'),
       str('kind'),
@@ -212,36 +217,41 @@ function keywordFts(q: KeywordQuery, column: string): FullTextQuery {
   return new BooleanQuery(must);
 }
 
-/** The rows of a vector update as one Arrow table (vectors copied into one buffer, no per-number boxing). */
-function vectorTable(updates: VectorUpdate[], dims: number): ArrowTable {
-  const flat = new Float32Array(updates.length * dims);
-  updates.forEach((u, i) => {
-    if (u.vector.length !== dims)
-      throw new Error(`a ${u.vector.length}-dimension vector for a ${dims}-dimension index`);
-    flat.set(u.vector, i * dims);
-  });
-  const child = makeData({ type: new Float32(), length: flat.length, data: flat });
-  const vectors = makeData({
-    type: new FixedSizeList(dims, new Field('item', new Float32(), true)),
-    length: updates.length,
-    nullCount: 0,
-    child,
-  });
-  return new ArrowTable({
-    id: vectorFromArray(
-      updates.map((u) => u.id),
-      new Utf8(),
-    ),
-    has_vector: vectorFromArray(
-      updates.map(() => true),
-      new Bool(),
-    ),
-    vector_key: vectorFromArray(
-      updates.map((u) => u.vector_key),
-      new Utf8(),
-    ),
-    vector: makeVector(vectors),
-  });
+/**
+ * Rows of a vector table as one Arrow table in that table's schema: the vectors copied into one
+ * buffer (no per-number boxing), the other columns converted by their declared types.
+ */
+function vectorRows(schema: Schema, rows: VectorRow[]): ArrowTable {
+  const columns: Record<string, ReturnType<typeof vectorFromArray>> = {};
+  for (const field of schema.fields) {
+    if (field.name !== 'vector') {
+      columns[field.name] = vectorFromArray(
+        rows.map((r) => r[field.name] ?? null),
+        field.type,
+      );
+      continue;
+    }
+    const dims = (field.type as FixedSizeList).listSize;
+    const flat = new Float32Array(rows.length * dims);
+    rows.forEach((r, i) => {
+      if (r.vector.length !== dims)
+        throw new Error(`a ${r.vector.length}-dimension vector for a ${dims}-dimension index`);
+      flat.set(r.vector, i * dims);
+    });
+    const child = makeData({ type: new Float32(), length: flat.length, data: flat });
+    columns.vector = makeVector(
+      makeData({ type: field.type as FixedSizeList, length: rows.length, nullCount: 0, child }),
+    ) as never;
+  }
+  return new ArrowTable(columns);
+}
+
+/** A row of `line_vectors` or `clip_vectors`: the row's filter fields, its vector key and vector. */
+type VectorRow = Record<string, unknown> & { id: string; vector: Float32Array };
+
+/** `<episode id>:<line number>` → the episode id. */
+function episodeOfLine(lineId: string): string {
+  return lineId.slice(0, lineId.lastIndexOf(':'));
 }
 
 function chunks<T>(items: T[], size: number): T[][] {
@@ -268,15 +278,16 @@ const META_FILE = 'earshot-search.json';
 export class LanceDbSearchIndex implements SearchIndex {
   readonly kind = 'lancedb';
   private db?: lancedb.Connection;
-  private readonly tables = new Map<TableName, Table>();
+  private readonly tables = new Map<StoreTable, Table>();
   private meta?: Meta;
   private lastRefresh = 0;
   private lastRefreshMs = 0;
   private refreshing: Promise<void> = Promise.resolve();
-  private dirty = new Set<TableName>();
+  private dirty = new Set<StoreTable>();
   private readonly opts: Required<Omit<LanceDbSearchIndexOptions, 'dimensions' | 'model'>>;
   private refreshTimer?: NodeJS.Timeout;
   private closed = false;
+  private schemaCache?: Record<StoreTable, Schema>;
   /**
    * Writers of episode rows (the projector's replacements, the vector filler's updates) take turns:
    * two commits touching the same fragments conflict, and the loser re-runs its whole merge.
@@ -322,7 +333,18 @@ export class LanceDbSearchIndex implements SearchIndex {
     this.db = await lancedb.connect(this.dir, { readConsistencyInterval: 1 });
     const existing = new Set(await this.db.tableNames());
     const defs = schemas(this.meta.dimensions);
-    for (const name of Object.keys(defs) as TableName[]) {
+    if (existing.has('lines')) {
+      const lines = await this.db.openTable('lines');
+      const fields = (await lines.schema()).fields.map((f) => f.name);
+      lines.close();
+      if (fields.includes('vector')) {
+        throw new Error(
+          `the search index in ${this.dir} has an earlier layout (vectors inside the line rows, layout 1; ` +
+            `this version uses layout ${LAYOUT}); rebuild it with the service stopped: npx earshot projections rebuild search`,
+        );
+      }
+    }
+    for (const name of Object.keys(defs) as StoreTable[]) {
       const table = existing.has(name)
         ? await this.db.openTable(name)
         : await this.db.createEmptyTable(name, defs[name], { mode: 'create', existOk: true });
@@ -335,16 +357,18 @@ export class LanceDbSearchIndex implements SearchIndex {
     await this.ensureTextIndexes();
   }
 
-  private table(name: TableName): Table {
+  private table(name: StoreTable): Table {
     const t = this.tables.get(name);
     if (!t) throw new Error('search index is not open');
     return t;
   }
 
   private async ensureScalarIndexes(): Promise<void> {
-    const wanted: [TableName, string, Index][] = [
+    const wanted: [StoreTable, string, Index][] = [
       ['lines', 'episode_id', Index.btree()],
       ['lines', 'entity_keys', Index.labelList()],
+      ['line_vectors', 'episode_id', Index.btree()],
+      ['line_vectors', 'entity_keys', Index.labelList()],
       ['segments', 'id', Index.btree()],
       ['segments', 'episode_id', Index.btree()],
       ['segments', 'entity_keys', Index.labelList()],
@@ -352,6 +376,8 @@ export class LanceDbSearchIndex implements SearchIndex {
       ['clips', 'id', Index.btree()],
       ['clips', 'episode_id', Index.btree()],
       ['clips', 'clip_entity_keys', Index.labelList()],
+      ['clip_vectors', 'episode_id', Index.btree()],
+      ['clip_vectors', 'clip_entity_keys', Index.labelList()],
       ['episodes', 'id', Index.btree()],
       ['episodes', 'entity_keys', Index.labelList()],
       ['names', 'id', Index.btree()],
@@ -362,7 +388,7 @@ export class LanceDbSearchIndex implements SearchIndex {
     }
   }
 
-  private async ensureIndex(tableName: TableName, column: string, config: Index): Promise<void> {
+  private async ensureIndex(tableName: StoreTable, column: string, config: Index): Promise<void> {
     const table = this.table(tableName);
     const indices = await table.listIndices();
     if (indices.some((i) => i.columns.length === 1 && i.columns[0] === column)) return;
@@ -422,10 +448,10 @@ export class LanceDbSearchIndex implements SearchIndex {
   async storedVectors(episodeIds: string[]): Promise<Map<string, Float32Array>> {
     const out = new Map<string, Float32Array>();
     for (const ids of chunks([...new Set(episodeIds)], 500)) {
-      for (const name of ['lines', 'clips'] as const) {
+      for (const name of ['line_vectors', 'clip_vectors'] as const) {
         const rows = await this.table(name)
           .query()
-          .where(`${inList('episode_id', ids)} AND has_vector`)
+          .where(inList('episode_id', ids))
           .select(['vector_key', 'vector'])
           .toArray();
         for (const r of rows) {
@@ -449,11 +475,31 @@ export class LanceDbSearchIndex implements SearchIndex {
   private async replaceEpisodesNow(batch: EpisodeDocs[]): Promise<void> {
     if (batch.length === 0) return;
     const ids = batch.map((b) => b.episode_id);
-    const vector = (v: Float32Array | null) => (v ? Array.from(v) : null);
-    const rows: Record<Exclude<TableName, 'names' | 'parts'>, Record<string, unknown>[]> = {
-      lines: batch.flatMap((b) =>
-        b.lines.map((l) => ({ ...l, has_vector: l.vector !== null, vector: vector(l.vector) })),
-      ),
+    const lineRow = (l: LineDoc) => {
+      const { vector: _v, ...row } = l;
+      return row;
+    };
+    const clipRow = (c: ClipDoc) => ({
+      id: c.id,
+      episode_id: c.episode_id,
+      podcast_id: c.podcast_id,
+      published_at: c.published_at,
+      language: c.language,
+      entity_keys: c.entity_keys,
+      type: c.type,
+      segment_id: c.segment?.id ?? null,
+      engagement_score: c.engagement_score,
+      clip_entity_keys: c.clip_entity_keys,
+      speaker_person_id: c.speaker_person_id,
+      vector_key: c.vector_key,
+    });
+    const lines = batch.flatMap((b) => b.lines);
+    const clips = batch.flatMap((b) => b.clips);
+    const rows: Record<
+      Exclude<StoreTable, 'names' | 'parts' | 'line_vectors' | 'clip_vectors'>,
+      Record<string, unknown>[]
+    > = {
+      lines: lines.map(lineRow),
       segments: batch.flatMap((b) =>
         b.segments.map((s) => ({
           id: s.id,
@@ -468,43 +514,60 @@ export class LanceDbSearchIndex implements SearchIndex {
           doc: JSON.stringify(s),
         })),
       ),
-      clips: batch.flatMap((b) =>
-        b.clips.map((c) => {
-          const { vector: v, vector_key, ...rest } = c;
-          return {
-            id: c.id,
-            episode_id: c.episode_id,
-            podcast_id: c.podcast_id,
-            published_at: c.published_at,
-            language: c.language,
-            entity_keys: c.entity_keys,
-            type: c.type,
-            segment_id: c.segment?.id ?? null,
-            engagement_score: c.engagement_score,
-            clip_entity_keys: c.clip_entity_keys,
-            speaker_person_id: c.speaker_person_id,
-            text: c.text,
-            doc: JSON.stringify(rest),
-            has_vector: v !== null,
-            vector_key,
-            vector: vector(v),
-          };
-        }),
-      ),
+      clips: clips.map((c) => {
+        const { vector: _v, vector_key: _k, ...rest } = c;
+        return { ...clipRow(c), text: c.text, doc: JSON.stringify(rest) };
+      }),
       episodes: batch.map((b) => ({ ...b.episode })),
+      pending: batch
+        .filter((b) => b.lines.some((l) => !l.vector) || b.clips.some((c) => !c.vector))
+        .map((b) => ({ id: b.episode_id, published_at: b.episode.published_at })),
     };
-    for (const name of ['lines', 'segments', 'clips', 'episodes'] as const) {
+    // Vectors the episodes keep (same key), beside their rows.
+    const vectorRowsOf = {
+      line_vectors: lines.filter((l) => l.vector).map((l) => ({ ...lineRow(l), vector: l.vector! })),
+      clip_vectors: clips.filter((c) => c.vector).map((c) => ({ ...clipRow(c), vector: c.vector! })),
+    };
+    // Vectors go first and come back last, so that `vectorBacklog` never counts below zero.
+    const order = [
+      'line_vectors',
+      'clip_vectors',
+      'lines',
+      'segments',
+      'clips',
+      'episodes',
+      'pending',
+    ] as const;
+    for (const name of order) {
       const table = this.table(name);
-      const column = name === 'episodes' ? 'id' : 'episode_id';
+      const column = name === 'episodes' || name === 'pending' ? 'id' : 'episode_id';
       for (const part of chunks(ids, 500)) {
         const predicate = inList(column, part);
-        if ((await table.countRows(predicate)) > 0) await table.delete(predicate);
+        if ((await table.countRows(predicate)) > 0) {
+          await table.delete(predicate);
+          this.dirty.add(name);
+        }
       }
+    }
+    for (const name of ['lines', 'segments', 'clips', 'episodes', 'pending'] as const) {
       if (rows[name].length > 0) {
-        await table.add(rows[name]);
+        await this.table(name).add(rows[name]);
         this.dirty.add(name);
       }
     }
+    for (const name of ['line_vectors', 'clip_vectors'] as const) {
+      if (vectorRowsOf[name].length > 0) {
+        const table = this.table(name);
+        await table.add(vectorRows(this.schemaOf(name), vectorRowsOf[name]));
+        this.dirty.add(name);
+      }
+    }
+  }
+
+  /** The table's schema (the Arrow rows written must match it field for field). */
+  private schemaOf(name: StoreTable): Schema {
+    this.schemaCache ??= schemas(this.meta!.dimensions);
+    return this.schemaCache[name];
   }
 
   async upsertNames(docs: NameDoc[]): Promise<void> {
@@ -523,7 +586,7 @@ export class LanceDbSearchIndex implements SearchIndex {
     );
   }
 
-  private async upsert(name: TableName, rows: Record<string, unknown>[]): Promise<void> {
+  private async upsert(name: StoreTable, rows: Record<string, unknown>[]): Promise<void> {
     await this.table(name).mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows);
     this.dirty.add(name);
   }
@@ -577,8 +640,8 @@ export class LanceDbSearchIndex implements SearchIndex {
         const table = this.table(name);
         await table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
       }
-      for (const name of ['lines', 'clips'] as const) {
-        if (dirty.includes(name)) await this.ensureVectorIndex(name);
+      for (const kind of ['lines', 'clips'] as const) {
+        if (dirty.includes(VECTORS[kind])) await this.ensureVectorIndex(kind);
       }
     } catch (err) {
       for (const name of dirty) this.dirty.add(name);
@@ -595,10 +658,10 @@ export class LanceDbSearchIndex implements SearchIndex {
    * table poorly. In between, refreshes add new rows to the existing partitions.
    */
   private async ensureVectorIndex(name: 'lines' | 'clips'): Promise<void> {
-    const table = this.table(name);
+    const table = this.table(VECTORS[name]);
     const indices = await table.listIndices();
     const existing = indices.find((i) => i.columns[0] === 'vector');
-    const rows = await table.countRows('has_vector');
+    const rows = await table.countRows();
     if (rows < this.opts.vectorIndexMinRows) return;
     const trainedOn = this.meta?.vectorIndexRows?.[name] ?? 0;
     if (existing && rows < trainedOn * 4) return;
@@ -614,54 +677,64 @@ export class LanceDbSearchIndex implements SearchIndex {
   }
 
   async pendingVectorEpisodes(limit: number): Promise<string[]> {
-    const out = new Set<string>();
-    for (const name of ['lines', 'clips'] as const) {
-      // Rows of one episode sit together, so a few thousand rows name enough episodes.
-      const rows = await this.table(name)
+    const rows = await this.table('pending').query().select(['id']).limit(limit).toArray();
+    return rows.map((r) => r.id as string);
+  }
+
+  /** Keys of the stored vectors of these episodes' lines or clips, by row id. */
+  private async vectorKeys(
+    kind: 'lines' | 'clips',
+    episodeIds: string[],
+  ): Promise<Map<string, string | null>> {
+    const out = new Map<string, string | null>();
+    for (const ids of chunks([...new Set(episodeIds)], 500)) {
+      const rows = await this.table(VECTORS[kind])
         .query()
-        .where('NOT has_vector')
-        .select(['episode_id'])
-        .limit(Math.max(limit * 200, 1000))
+        .where(inList('episode_id', ids))
+        .select(['id', 'vector_key'])
         .toArray();
-      for (const r of rows) {
-        if (out.size >= limit) break;
-        out.add(r.episode_id);
-      }
+      for (const r of rows) out.set(r.id, r.vector_key ?? null);
     }
-    return [...out];
+    return out;
   }
 
   async vectorSources(episodeIds: string[]): Promise<{ lines: LineSource[]; clips: ClipSource[] }> {
     const lines: LineSource[] = [];
     const clips: ClipSource[] = [];
+    const [lineVectors, clipVectors] = [
+      await this.vectorKeys('lines', episodeIds),
+      await this.vectorKeys('clips', episodeIds),
+    ];
     for (const ids of chunks([...new Set(episodeIds)], 500)) {
       const where = inList('episode_id', ids);
       for (const r of await this.table('lines')
         .query()
         .where(where)
-        .select(['id', 'episode_id', 'segment_id', 'number', 'text', 'vector_key', 'has_vector'])
+        .select(['id', 'episode_id', 'segment_id', 'number', 'text', 'vector_key'])
         .toArray()) {
+        const key = r.vector_key ?? null;
         lines.push({
           id: r.id,
           episode_id: r.episode_id,
           segment_id: r.segment_id,
           number: r.number,
           text: r.text,
-          vector_key: r.vector_key ?? null,
-          has_vector: r.has_vector,
+          vector_key: key,
+          has_vector: hasVector(key, lineVectors, r.id),
         });
       }
       for (const r of await this.table('clips')
         .query()
         .where(where)
-        .select(['id', 'episode_id', 'text', 'vector_key', 'has_vector'])
+        .select(['id', 'episode_id', 'text', 'vector_key'])
         .toArray()) {
+        const key = r.vector_key ?? null;
         clips.push({
           id: r.id,
           episode_id: r.episode_id,
           text: r.text,
-          vector_key: r.vector_key ?? null,
-          has_vector: r.has_vector,
+          vector_key: key,
+          has_vector: hasVector(key, clipVectors, r.id),
         });
       }
     }
@@ -675,28 +748,76 @@ export class LanceDbSearchIndex implements SearchIndex {
   private async putVectorsNow(kind: 'lines' | 'clips', updates: VectorUpdate[]): Promise<number> {
     if (updates.length === 0) return 0;
     const latest = new Map(updates.map((u) => [u.id, u]));
-    // Only the vector columns are written; a row replaced by the projector since it was read
-    // carries another key (or already a vector) and is left as it is.
-    const result = await this.table(kind)
-      .mergeInsert('id')
-      // The indexed join (clips have a B-tree on id) panics on a merge of a subset of the columns
-      // in this LanceDB version; the scan join is exact and fast enough for a pass.
-      .useIndex(false)
-      .whenMatchedUpdateAll({
-        where:
-          '(target.vector_key = source.vector_key OR target.vector_key IS NULL) AND NOT target.has_vector',
-      })
-      .execute(vectorTable([...latest.values()], this.meta!.dimensions));
-    this.dirty.add(kind);
-    return result.numUpdatedRows;
+    // The rows as they are now (filter fields copied beside the vector), read by episode for
+    // lines (`<episode>:<number>`) and by id for clips (both indexed columns).
+    const where =
+      kind === 'lines'
+        ? (ids: string[]) => inList('episode_id', [...new Set(ids.map(episodeOfLine))])
+        : (ids: string[]) => inList('id', ids);
+    const current = new Map<string, Record<string, unknown>>();
+    const vectorSchema = this.schemaOf(VECTORS[kind]);
+    const columns = vectorSchema.fields.map((f) => f.name).filter((n) => n !== 'vector');
+    for (const ids of chunks([...latest.keys()], 500)) {
+      for (const r of await this.table(kind).query().where(where(ids)).select(columns).toArray()) {
+        if (!latest.has(r.id)) continue;
+        // Arrow rows to plain values: list columns (entity keys) come back as Arrow vectors.
+        const row: Record<string, unknown> = {};
+        for (const c of columns) {
+          const v = r[c];
+          row[c] = v !== null && typeof v === 'object' && 'toArray' in v ? [...v.toArray()] : v;
+        }
+        current.set(r.id, row);
+      }
+    }
+    const stored = await this.vectorKeys(kind, [
+      ...new Set([...current.values()].map((r) => r.episode_id as string)),
+    ]);
+    // Only into rows that still carry the update's key (or none) and hold no vector of their key;
+    // a row replaced by the projector since it was read is left as it is.
+    const rows: VectorRow[] = [];
+    const stale: string[] = [];
+    for (const [id, u] of latest) {
+      const row = current.get(id);
+      if (!row) continue;
+      const key = (row.vector_key as string | null) ?? null;
+      if (key !== null && key !== u.vector_key) continue;
+      if (hasVector(key, stored, id)) continue;
+      if (stored.has(id)) stale.push(id);
+      rows.push({ ...row, id, vector_key: u.vector_key, vector: u.vector });
+    }
+    if (rows.length === 0) return 0;
+    const table = this.table(VECTORS[kind]);
+    for (const ids of chunks(stale, 500)) await table.delete(inList('id', ids));
+    await table.add(vectorRows(vectorSchema, rows));
+    this.dirty.add(VECTORS[kind]);
+    return rows.length;
+  }
+
+  settleVectors(episodeIds: string[]): Promise<void> {
+    return this.exclusive(async () => {
+      const unique = [...new Set(episodeIds)];
+      if (unique.length === 0) return;
+      const { lines, clips } = await this.vectorSources(unique);
+      const open = new Set([...lines, ...clips].filter((r) => !r.has_vector).map((r) => r.episode_id));
+      const done = unique.filter((id) => !open.has(id));
+      for (const ids of chunks(done, 500)) {
+        const predicate = inList('id', ids);
+        if ((await this.table('pending').countRows(predicate)) > 0) {
+          await this.table('pending').delete(predicate);
+          this.dirty.add('pending');
+        }
+      }
+    });
   }
 
   async vectorBacklog(): Promise<VectorBacklog> {
-    const [lines, clips] = await Promise.all([
-      this.table('lines').countRows('NOT has_vector'),
-      this.table('clips').countRows('NOT has_vector'),
+    const [lines, lineVectors, clips, clipVectors] = await Promise.all([
+      this.table('lines').countRows(),
+      this.table('line_vectors').countRows(),
+      this.table('clips').countRows(),
+      this.table('clip_vectors').countRows(),
     ]);
-    return { lines, clips };
+    return { lines: Math.max(0, lines - lineVectors), clips: Math.max(0, clips - clipVectors) };
   }
 
   async keywordLines(query: KeywordQuery, filter: SearchFilter, limit: number): Promise<LineHit[]> {
@@ -716,7 +837,7 @@ export class LanceDbSearchIndex implements SearchIndex {
     limit: number,
     options: { withVectors?: boolean } = {},
   ): Promise<LineHit[]> {
-    let q = this.table('lines')
+    let q = this.table('line_vectors')
       .query()
       .nearestTo(Array.from(vector))
       .distanceType('dot')
@@ -724,7 +845,7 @@ export class LanceDbSearchIndex implements SearchIndex {
       .nprobes(20)
       .refineFactor(2);
     const where = filterSql('lines', filter);
-    if (where) q = q.where(where); // rows without a vector are never candidates
+    if (where) q = q.where(where);
     const columns = ['id', 'segment_id', 'episode_id', 'number', 'published_at', '_distance'];
     if (options.withVectors) columns.push('text', 'vector');
     const rows = await q.select(columns).limit(limit).toArray();
@@ -776,7 +897,7 @@ export class LanceDbSearchIndex implements SearchIndex {
   }
 
   async vectorClips(vector: Float32Array, filter: SearchFilter, limit: number): Promise<ClipHit[]> {
-    let q = this.table('clips')
+    let q = this.table('clip_vectors')
       .query()
       .nearestTo(Array.from(vector))
       .distanceType('dot')
@@ -874,7 +995,7 @@ export class LanceDbSearchIndex implements SearchIndex {
   async stats(): Promise<IndexStats> {
     const [lines, linesWithVectors, segments, clips, names] = await Promise.all([
       this.table('lines').countRows(),
-      this.table('lines').countRows('has_vector'),
+      this.table('line_vectors').countRows(),
       this.table('segments').countRows(),
       this.table('clips').countRows(),
       this.table('names').countRows(),
@@ -890,6 +1011,11 @@ export class LanceDbSearchIndex implements SearchIndex {
     this.tables.clear();
     this.db?.close();
   }
+}
+
+/** Whether the row with this key has its vector: one stored under its key (any, for a row without a key). */
+function hasVector(key: string | null, stored: Map<string, string | null>, id: string): boolean {
+  return stored.has(id) && (key === null || stored.get(id) === key);
 }
 
 function lineHit(r: Record<string, unknown>, score: unknown): LineHit {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Client } from '@opensearch-project/opensearch';
 import { fuzziness, namePrefixes } from './name-match.ts';
 import type {
@@ -10,6 +11,7 @@ import type {
   FilterFields,
   IndexStats,
   KeywordQuery,
+  LineDoc,
   LineHit,
   LineSource,
   NameDoc,
@@ -34,8 +36,32 @@ export interface OpenSearchSearchIndexOptions extends SearchIndexOptions {
   bulkBytes?: number;
 }
 
-type IndexName = 'lines' | 'segments' | 'clips' | 'episodes' | 'names' | 'parts' | 'meta';
-const DATA_INDEXES: IndexName[] = ['lines', 'segments', 'clips', 'episodes', 'names', 'parts'];
+type IndexName =
+  | 'lines'
+  | 'line_vectors'
+  | 'segments'
+  | 'clips'
+  | 'clip_vectors'
+  | 'episodes'
+  | 'pending'
+  | 'names'
+  | 'parts'
+  | 'meta';
+const DATA_INDEXES: IndexName[] = [
+  'lines',
+  'line_vectors',
+  'segments',
+  'clips',
+  'clip_vectors',
+  'episodes',
+  'pending',
+  'names',
+  'parts',
+];
+/** Where each kind of document keeps its vectors. */
+const VECTORS = { lines: 'line_vectors', clips: 'clip_vectors' } as const;
+/** Layout of the indexes; an index of another layout is refused at open (rebuild it). */
+const LAYOUT = 2;
 
 // biome-ignore lint/suspicious/noExplicitAny: OpenSearch request and response bodies are JSON
 type Json = any;
@@ -62,6 +88,8 @@ const episodeFields = {
   published_at: { type: 'long' },
   language: keyword,
   entity_keys: keyword,
+  /** Which `replaceEpisodes` wrote the document (its older documents are then deleted). */
+  rev: keyword,
 };
 
 /** Index mappings: the same fields and analysers as the LanceDB tables. */
@@ -76,20 +104,27 @@ export function openSearchMappings(dims: number): Record<IndexName, Json> {
       parameters: { m: 16, ef_construction: 128 },
     },
   };
+  const lineFields = {
+    id: keyword,
+    ...episodeFields,
+    segment_id: keyword,
+    segment_type: keyword,
+    number: { type: 'integer' },
+    vector_key: { type: 'keyword', index: false },
+  };
+  const clipFields = {
+    id: keyword,
+    ...episodeFields,
+    type: keyword,
+    segment_id: keyword,
+    engagement_score: { type: 'double' },
+    clip_entity_keys: keyword,
+    speaker_person_id: keyword,
+    vector_key: { type: 'keyword', index: false },
+  };
   return {
-    lines: {
-      properties: {
-        id: keyword,
-        ...episodeFields,
-        segment_id: keyword,
-        segment_type: keyword,
-        number: { type: 'integer' },
-        text: { type: 'text', analyzer: 'earshot_text' },
-        has_vector: { type: 'boolean' },
-        vector_key: { type: 'keyword', index: false },
-        vector,
-      },
-    },
+    lines: { properties: { ...lineFields, text: { type: 'text', analyzer: 'earshot_text' } } },
+    line_vectors: { properties: { ...lineFields, text: { type: 'text', index: false }, vector } },
     segments: {
       properties: {
         id: keyword,
@@ -100,25 +135,18 @@ export function openSearchMappings(dims: number): Record<IndexName, Json> {
         doc: stored,
       },
     },
-    clips: {
+    clips: { properties: { ...clipFields, text: { type: 'text', index: false }, doc: stored } },
+    clip_vectors: { properties: { ...clipFields, vector } },
+    episodes: {
       properties: {
         id: keyword,
-        ...episodeFields,
-        type: keyword,
-        segment_id: keyword,
-        engagement_score: { type: 'double' },
-        clip_entity_keys: keyword,
-        speaker_person_id: keyword,
-        text: { type: 'text', index: false },
-        doc: stored,
-        has_vector: { type: 'boolean' },
-        vector_key: { type: 'keyword', index: false },
-        vector,
+        podcast_id: keyword,
+        published_at: { type: 'long' },
+        entity_keys: keyword,
+        rev: keyword,
       },
     },
-    episodes: {
-      properties: { id: keyword, podcast_id: keyword, published_at: { type: 'long' }, entity_keys: keyword },
-    },
+    pending: { properties: { id: keyword, published_at: { type: 'long' } } },
     names: {
       properties: {
         id: keyword,
@@ -137,11 +165,17 @@ export function openSearchMappings(dims: number): Record<IndexName, Json> {
         payload: { type: 'keyword', index: false, doc_values: false },
       },
     },
-    meta: { properties: { dimensions: { type: 'integer' }, model: keyword } },
+    meta: { properties: { dimensions: { type: 'integer' }, model: keyword, layout: { type: 'integer' } } },
   };
 }
 
-const INDEX_FILTER_FIELDS: Record<IndexName, FilterFields> = { ...FILTER_FIELDS, meta: {} };
+const INDEX_FILTER_FIELDS: Record<IndexName, FilterFields> = {
+  ...FILTER_FIELDS,
+  line_vectors: FILTER_FIELDS.lines,
+  clip_vectors: FILTER_FIELDS.clips,
+  pending: {},
+  meta: {},
+};
 
 /** SearchFilter → OpenSearch filter clauses for `index`; refuses fields the index lacks. */
 export function filterClauses(index: IndexName, filter: SearchFilter): Json[] {
@@ -193,6 +227,11 @@ function innerProduct(score: number): number {
   return score >= 1 ? score - 1 : 1 - 1 / score;
 }
 
+/** Whether the row with this key has its vector: one stored under its key (any, for a row without a key). */
+function hasVector(key: string | null, stored: Map<string, string | null>, id: string): boolean {
+  return stored.has(id) && (key === null || stored.get(id) === key);
+}
+
 function chunks<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
@@ -207,8 +246,10 @@ export class OpenSearchSearchIndex implements SearchIndex {
   readonly kind = 'opensearch';
   readonly client: Client;
   private readonly prefix: string;
-  private meta?: { dimensions: number; model: string | null };
+  private meta?: { dimensions: number; model: string | null; layout?: number };
   private unrefreshed = false;
+  /** The projector's replacements and the vector filler's writes, one at a time (see exclusive). */
+  private writing: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly url: string,
@@ -237,10 +278,18 @@ export class OpenSearchSearchIndex implements SearchIndex {
       const res = await this.client.get({ index: metaIndex, id: 'meta' }, { ignore: [404] });
       this.meta = (res.body as Json)._source;
     }
+    if (this.meta && this.meta.layout !== LAYOUT) {
+      throw new Error(
+        `the search indexes under the prefix ${this.prefix} have an earlier layout (vectors inside the line ` +
+          `documents, layout 1; this version uses layout ${LAYOUT}); rebuild them with the service stopped: ` +
+          'npx earshot projections rebuild search',
+      );
+    }
     if (!this.meta) {
       this.meta = {
         dimensions: this.options.dimensions ?? DEFAULT_DIMENSIONS,
         model: this.options.model ?? null,
+        layout: LAYOUT,
       };
     } else if (!this.meta.model && this.options.model && this.options.dimensions === this.meta.dimensions) {
       this.meta.model = this.options.model;
@@ -257,7 +306,7 @@ export class OpenSearchSearchIndex implements SearchIndex {
               index: {
                 number_of_shards: 1,
                 number_of_replicas: 0,
-                ...(index === 'lines' || index === 'clips' ? { knn: true } : {}),
+                ...(index === 'line_vectors' || index === 'clip_vectors' ? { knn: true } : {}),
               },
               analysis: ANALYSIS,
             },
@@ -270,9 +319,13 @@ export class OpenSearchSearchIndex implements SearchIndex {
     await this.client.index({ index: metaIndex, id: 'meta', body: this.meta, refresh: true });
   }
 
-  /** Indexes documents in bulk requests of bounded size; throws on any item failure. */
-  private async bulk(index: IndexName, docs: Json[]): Promise<void> {
-    if (docs.length === 0) return;
+  /**
+   * Indexes documents in bulk requests of bounded size; throws on any item failure. Returns each
+   * document's result (`_id`, `_seq_no`, `_primary_term`), in order.
+   */
+  private async bulk(index: IndexName, docs: Json[]): Promise<Json[]> {
+    const results: Json[] = [];
+    if (docs.length === 0) return results;
     const limit = this.options.bulkBytes ?? 8 * 1024 * 1024;
     let body: Json[] = [];
     let bytes = 0;
@@ -285,6 +338,7 @@ export class OpenSearchSearchIndex implements SearchIndex {
           `bulk indexing into ${this.name(index)} failed: ${JSON.stringify(failed?.index?.error)}`,
         );
       }
+      for (const item of (res.body as Json).items) results.push(item.index);
       body = [];
       bytes = 0;
     };
@@ -296,6 +350,7 @@ export class OpenSearchSearchIndex implements SearchIndex {
     }
     await send();
     this.unrefreshed = true;
+    return results;
   }
 
   private async search(index: IndexName, body: Json): Promise<Json[]> {
@@ -330,22 +385,11 @@ export class OpenSearchSearchIndex implements SearchIndex {
   async storedVectors(episodeIds: string[]): Promise<Map<string, Float32Array>> {
     await this.refreshIfNeeded();
     const out = new Map<string, Float32Array>();
-    for (const ids of chunks([...new Set(episodeIds)], 20)) {
-      for (const index of ['lines', 'clips'] as const) {
-        let searchAfter: Json[] | undefined;
-        for (;;) {
-          const hits = await this.search(index, {
-            size: 5000,
-            _source: ['vector_key', 'vector'],
-            query: { bool: { filter: [{ terms: { episode_id: ids } }, { term: { has_vector: true } }] } },
-            sort: [{ id: 'asc' }],
-            ...(searchAfter ? { search_after: searchAfter } : {}),
-          });
-          for (const h of hits) {
-            if (h._source.vector_key) out.set(h._source.vector_key, Float32Array.from(h._source.vector));
-          }
-          if (hits.length < 5000) break;
-          searchAfter = hits.at(-1).sort;
+    for (const ids of chunks([...new Set(episodeIds)], 100)) {
+      for (const kind of ['lines', 'clips'] as const) {
+        const query = { bool: { filter: [{ terms: { episode_id: ids } }] } };
+        for (const v of await this.scan(VECTORS[kind], query, ['vector_key', 'vector'])) {
+          if (v.vector_key) out.set(v.vector_key, Float32Array.from(v.vector));
         }
       }
     }
@@ -356,30 +400,57 @@ export class OpenSearchSearchIndex implements SearchIndex {
     if (this.unrefreshed) await this.refresh();
   }
 
-  async replaceEpisodes(batch: EpisodeDocs[]): Promise<void> {
+  /**
+   * The projector's replacements and the vector filler's writes take turns in this process (a
+   * vector is written only beside a line that carries its key; see putVectors for writers in
+   * other processes).
+   */
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.writing.catch(() => {}).then(work);
+    this.writing = run;
+    return run;
+  }
+
+  replaceEpisodes(batch: EpisodeDocs[]): Promise<void> {
+    return this.exclusive(() => this.replaceEpisodesNow(batch));
+  }
+
+  /**
+   * Writes the episodes' documents over the old ones (same ids), then deletes the old documents
+   * not written again. A search sees the old or the new version of a line, never neither: an
+   * overwrite becomes visible at one refresh, old and new together.
+   */
+  private async replaceEpisodesNow(batch: EpisodeDocs[]): Promise<void> {
     if (batch.length === 0) return;
     const ids = batch.map((b) => b.episode_id);
+    const rev = randomUUID();
     await this.refreshIfNeeded();
     const known = await this.client.count({
       index: this.name('episodes'),
       body: { query: { terms: { id: ids } } },
     });
-    if ((known.body as Json).count > 0) {
-      for (const index of ['lines', 'segments', 'clips', 'episodes'] as const) {
-        await this.client.deleteByQuery({
-          index: this.name(index),
-          conflicts: 'proceed',
-          body: { query: { terms: { [index === 'episodes' ? 'id' : 'episode_id']: ids } } },
-        } as never);
-      }
-    }
-    const vector = (v: Float32Array | null) => (v ? Array.from(v) : undefined);
-    await this.bulk(
-      'lines',
-      batch.flatMap((b) =>
-        b.lines.map((l) => ({ ...l, has_vector: l.vector !== null, vector: vector(l.vector) })),
-      ),
-    );
+    const lineDoc = (l: LineDoc) => {
+      const { vector: _v, ...doc } = l;
+      return { ...doc, rev };
+    };
+    const clipDoc = (c: ClipDoc) => ({
+      id: c.id,
+      episode_id: c.episode_id,
+      podcast_id: c.podcast_id,
+      published_at: c.published_at,
+      language: c.language,
+      entity_keys: c.entity_keys,
+      type: c.type,
+      segment_id: c.segment?.id ?? null,
+      engagement_score: c.engagement_score,
+      clip_entity_keys: c.clip_entity_keys,
+      speaker_person_id: c.speaker_person_id,
+      vector_key: c.vector_key,
+      rev,
+    });
+    const lines = batch.flatMap((b) => b.lines);
+    const clips = batch.flatMap((b) => b.clips);
+    await this.bulk('lines', lines.map(lineDoc));
     await this.bulk(
       'segments',
       batch.flatMap((b) =>
@@ -394,39 +465,59 @@ export class OpenSearchSearchIndex implements SearchIndex {
           number: s.number,
           segment_entity_keys: s.segment_entity_keys,
           doc: s,
+          rev,
         })),
       ),
     );
     await this.bulk(
       'clips',
-      batch.flatMap((b) =>
-        b.clips.map((c) => {
-          const { vector: v, vector_key, ...rest } = c;
-          return {
-            id: c.id,
-            episode_id: c.episode_id,
-            podcast_id: c.podcast_id,
-            published_at: c.published_at,
-            language: c.language,
-            entity_keys: c.entity_keys,
-            type: c.type,
-            segment_id: c.segment?.id ?? null,
-            engagement_score: c.engagement_score,
-            clip_entity_keys: c.clip_entity_keys,
-            speaker_person_id: c.speaker_person_id,
-            text: c.text,
-            doc: rest,
-            has_vector: v !== null,
-            vector_key,
-            vector: vector(v),
-          };
-        }),
-      ),
+      clips.map((c) => {
+        const { vector: _v, vector_key: _k, ...rest } = c;
+        return { ...clipDoc(c), text: c.text, doc: rest };
+      }),
     );
     await this.bulk(
       'episodes',
-      batch.map((b) => b.episode),
+      batch.map((b) => ({ ...b.episode, rev })),
     );
+    // The vectors the episodes keep (same key), beside their documents.
+    await this.bulk(
+      'line_vectors',
+      lines.filter((l) => l.vector).map((l) => ({ ...lineDoc(l), vector: Array.from(l.vector!) })),
+    );
+    await this.bulk(
+      'clip_vectors',
+      clips.filter((c) => c.vector).map((c) => ({ ...clipDoc(c), vector: Array.from(c.vector!) })),
+    );
+    if ((known.body as Json).count > 0) {
+      // Vector documents another process wrote are deleted too unless written again here: made
+      // visible first (a vector written after this refresh is checked by its writer, putVectors).
+      await this.client.indices.refresh({
+        index: `${this.name('line_vectors')},${this.name('clip_vectors')}`,
+      });
+      for (const index of ['line_vectors', 'clip_vectors', 'lines', 'segments', 'clips'] as const) {
+        await this.client.deleteByQuery({
+          index: this.name(index),
+          conflicts: 'proceed', // a document written again since the search is the new one: kept
+          body: {
+            query: { bool: { filter: [{ terms: { episode_id: ids } }], must_not: [{ term: { rev } }] } },
+          },
+        } as never);
+      }
+    }
+    // Last, so that a filler elsewhere that took an episode off the list meanwhile is overruled.
+    const pending = batch.filter((b) => b.lines.some((l) => !l.vector) || b.clips.some((c) => !c.vector));
+    await this.bulk(
+      'pending',
+      pending.map((b) => ({ id: b.episode_id, published_at: b.episode.published_at })),
+    );
+    const done = ids.filter((id) => !pending.some((b) => b.episode_id === id));
+    if (done.length > 0) {
+      await this.client.bulk({
+        index: this.name('pending'),
+        body: done.map((id) => ({ delete: { _id: id } })),
+      });
+    }
   }
 
   async upsertNames(docs: NameDoc[]): Promise<void> {
@@ -454,15 +545,8 @@ export class OpenSearchSearchIndex implements SearchIndex {
 
   async pendingVectorEpisodes(limit: number): Promise<string[]> {
     await this.refreshIfNeeded();
-    const res = await this.client.search({
-      index: `${this.name('lines')},${this.name('clips')}`,
-      body: {
-        size: 0,
-        query: { bool: { filter: [{ term: { has_vector: false } }] } },
-        aggs: { episodes: { terms: { field: 'episode_id', size: limit } } },
-      } as Json,
-    });
-    return (res.body as Json).aggregations.episodes.buckets.map((b: Json) => b.key as string);
+    const hits = await this.search('pending', { size: limit, track_total_hits: false, _source: ['id'] });
+    return hits.map((h: Json) => h._source.id as string);
   }
 
   /** Every document of `index` matching `query`, in id order, `fields` of its source. */
@@ -484,10 +568,27 @@ export class OpenSearchSearchIndex implements SearchIndex {
     }
   }
 
+  /** Keys of the stored vectors of these episodes' lines or clips, by document id. */
+  private async vectorKeys(
+    kind: 'lines' | 'clips',
+    episodeIds: string[],
+  ): Promise<Map<string, string | null>> {
+    const out = new Map<string, string | null>();
+    for (const ids of chunks([...new Set(episodeIds)], 100)) {
+      const query = { bool: { filter: [{ terms: { episode_id: ids } }] } };
+      for (const v of await this.scan(VECTORS[kind], query, ['id', 'vector_key'])) {
+        out.set(v.id, v.vector_key ?? null);
+      }
+    }
+    return out;
+  }
+
   async vectorSources(episodeIds: string[]): Promise<{ lines: LineSource[]; clips: ClipSource[] }> {
     await this.refreshIfNeeded();
     const lines: LineSource[] = [];
     const clips: ClipSource[] = [];
+    const lineVectors = await this.vectorKeys('lines', episodeIds);
+    const clipVectors = await this.vectorKeys('clips', episodeIds);
     for (const ids of chunks([...new Set(episodeIds)], 100)) {
       const query = { bool: { filter: [{ terms: { episode_id: ids } }] } };
       for (const l of await this.scan('lines', query, [
@@ -497,68 +598,123 @@ export class OpenSearchSearchIndex implements SearchIndex {
         'number',
         'text',
         'vector_key',
-        'has_vector',
       ])) {
-        lines.push({ ...l, vector_key: l.vector_key ?? null, has_vector: l.has_vector === true });
+        const key = l.vector_key ?? null;
+        lines.push({ ...l, vector_key: key, has_vector: hasVector(key, lineVectors, l.id) });
       }
-      for (const c of await this.scan('clips', query, [
-        'id',
-        'episode_id',
-        'text',
-        'vector_key',
-        'has_vector',
-      ])) {
-        clips.push({ ...c, vector_key: c.vector_key ?? null, has_vector: c.has_vector === true });
+      for (const c of await this.scan('clips', query, ['id', 'episode_id', 'text', 'vector_key'])) {
+        const key = c.vector_key ?? null;
+        clips.push({ ...c, vector_key: key, has_vector: hasVector(key, clipVectors, c.id) });
       }
     }
     return { lines, clips };
   }
 
-  async putVectors(kind: 'lines' | 'clips', updates: VectorUpdate[]): Promise<number> {
-    if (updates.length === 0) return 0;
-    // The same condition as LanceDB's merge: a row replaced since it was read carries another key
-    // (or a vector already) and the update leaves it alone; a deleted row is skipped.
-    const script = `if (ctx._source.has_vector != true && (ctx._source.vector_key == null || ctx._source.vector_key == params.key)) { ctx._source.vector = params.vector; ctx._source.vector_key = params.key; ctx._source.has_vector = true } else { ctx.op = 'noop' }`;
-    let updated = 0;
-    for (const part of chunks(updates, 500)) {
-      const body: Json[] = [];
-      for (const u of part) {
-        body.push(
-          { update: { _id: u.id, retry_on_conflict: 3 } },
-          {
-            script: {
-              source: script,
-              lang: 'painless',
-              params: { key: u.vector_key, vector: Array.from(u.vector) },
-            },
-          },
-        );
-      }
-      const res = await this.client.bulk({ index: this.name(kind), body });
-      for (const item of (res.body as Json).items) {
-        const r = item.update;
-        if (r?.result === 'updated') updated++;
-        else if (r?.error && r.status !== 404) {
-          throw new Error(`vector update in ${this.name(kind)} failed: ${JSON.stringify(r.error)}`);
-        }
+  /** Documents by id, read in real time (visible before a refresh): source and version of each found. */
+  private async getByIds(index: IndexName, ids: string[], fields?: string[]): Promise<Map<string, Json>> {
+    const out = new Map<string, Json>();
+    for (const part of chunks(ids, 1000)) {
+      if (part.length === 0) continue;
+      const res = await this.client.mget({
+        index: this.name(index),
+        body: { ids: part },
+        ...(fields ? { _source: fields } : {}),
+      } as never);
+      for (const d of (res.body as Json).docs) {
+        if (d.found) out.set(d._id, { ...d._source, _seq_no: d._seq_no, _primary_term: d._primary_term });
       }
     }
-    this.unrefreshed = true;
-    return updated;
+    return out;
+  }
+
+  putVectors(kind: 'lines' | 'clips', updates: VectorUpdate[]): Promise<number> {
+    return this.exclusive(() => this.putVectorsNow(kind, updates));
+  }
+
+  private async putVectorsNow(kind: 'lines' | 'clips', updates: VectorUpdate[]): Promise<number> {
+    if (updates.length === 0) return 0;
+    const latest = new Map(updates.map((u) => [u.id, u]));
+    const ids = [...latest.keys()];
+    const fields = Object.keys(openSearchMappings(1)[VECTORS[kind]].properties).filter(
+      (f) => f !== 'vector' && f !== 'rev',
+    );
+    const current = await this.getByIds(kind, ids, fields);
+    const stored = new Map<string, string | null>(
+      [...(await this.getByIds(VECTORS[kind], ids, ['vector_key'])).entries()].map(([id, v]) => [
+        id,
+        v.vector_key ?? null,
+      ]),
+    );
+    // Only beside rows that still carry the update's key (or none) and hold no vector of their key;
+    // a row replaced by the projector since it was read is left as it is.
+    const docs: Json[] = [];
+    for (const [id, u] of latest) {
+      const row = current.get(id);
+      if (!row) continue;
+      const key = row.vector_key ?? null;
+      if (key !== null && key !== u.vector_key) continue;
+      if (hasVector(key, stored, id)) continue;
+      const { _seq_no, _primary_term, ...source } = row;
+      docs.push({ ...source, id, vector_key: u.vector_key, vector: Array.from(u.vector) });
+    }
+    if (docs.length === 0) return 0;
+    const written = await this.bulk(VECTORS[kind], docs);
+    // A projector in another process may have replaced a row since it was read: its replacement
+    // deletes the vectors it can see, and a vector it could not see yet is taken back here.
+    const now = await this.getByIds(
+      kind,
+      docs.map((d) => d.id),
+      ['vector_key'],
+    );
+    const undo = docs
+      .map((d, i) => ({ d, r: written[i] }))
+      .filter(({ d }) => {
+        const row = now.get(d.id);
+        return !row || (row.vector_key != null && row.vector_key !== d.vector_key);
+      });
+    if (undo.length > 0) {
+      await this.client.bulk({
+        index: this.name(VECTORS[kind]),
+        body: undo.map(({ r }) => ({
+          delete: { _id: r._id, if_seq_no: r._seq_no, if_primary_term: r._primary_term },
+        })),
+      });
+    }
+    return docs.length - undo.length;
+  }
+
+  settleVectors(episodeIds: string[]): Promise<void> {
+    return this.exclusive(async () => {
+      const unique = [...new Set(episodeIds)];
+      // The list entries as they are now, before the rows are read: an entry written again since
+      // (a projector replaced the episode) is newer than this reading and stays.
+      const entries = await this.getByIds('pending', unique, ['id']);
+      if (entries.size === 0) return;
+      await this.refresh();
+      const { lines, clips } = await this.vectorSources([...entries.keys()]);
+      const open = new Set([...lines, ...clips].filter((r) => !r.has_vector).map((r) => r.episode_id));
+      const done = [...entries.entries()].filter(([id]) => !open.has(id));
+      if (done.length === 0) return;
+      await this.client.bulk({
+        index: this.name('pending'),
+        body: done.map(([id, e]) => ({
+          delete: { _id: id, if_seq_no: e._seq_no, if_primary_term: e._primary_term },
+        })),
+      });
+      this.unrefreshed = true;
+    });
   }
 
   async vectorBacklog(): Promise<VectorBacklog> {
     const count = async (index: IndexName) =>
-      (
-        (
-          await this.client.count({
-            index: this.name(index),
-            body: { query: { term: { has_vector: false } } },
-          })
-        ).body as Json
-      ).count as number;
-    const [lines, clips] = await Promise.all([count('lines'), count('clips')]);
-    return { lines, clips };
+      ((await this.client.count({ index: this.name(index) })).body as Json).count as number;
+    const [lines, lineVectors, clips, clipVectors] = await Promise.all([
+      count('lines'),
+      count('line_vectors'),
+      count('clips'),
+      count('clip_vectors'),
+    ]);
+    return { lines: Math.max(0, lines - lineVectors), clips: Math.max(0, clips - clipVectors) };
   }
 
   async keywordLines(query: KeywordQuery, filter: SearchFilter, limit: number): Promise<LineHit[]> {
@@ -589,7 +745,7 @@ export class OpenSearchSearchIndex implements SearchIndex {
   ): Promise<LineHit[]> {
     const source = ['id', 'segment_id', 'episode_id', 'number', 'published_at'];
     if (options.withVectors) source.push('text', 'vector');
-    const hits = await this.search('lines', {
+    const hits = await this.search('line_vectors', {
       size: limit,
       track_total_hits: false,
       _source: source,
@@ -636,7 +792,7 @@ export class OpenSearchSearchIndex implements SearchIndex {
   }
 
   async vectorClips(vector: Float32Array, filter: SearchFilter, limit: number): Promise<ClipHit[]> {
-    const hits = await this.search('clips', {
+    const hits = await this.search('clip_vectors', {
       size: limit,
       track_total_hits: false,
       _source: ['id', 'published_at', 'engagement_score'],
@@ -718,7 +874,7 @@ export class OpenSearchSearchIndex implements SearchIndex {
         .count as number;
     const [lines, linesWithVectors, segments, clips, names] = await Promise.all([
       count('lines'),
-      count('lines', { term: { has_vector: true } }),
+      count('line_vectors'),
       count('segments'),
       count('clips'),
       count('names'),

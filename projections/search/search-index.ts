@@ -6,12 +6,19 @@
  * Layout, identical on both engines:
  *
  * - `lines`: one document per transcript line inside a segment — BM25 text (positions kept for
- *   phrases), the line's sentence vector, and the filter fields of its segment and episode.
- *   Keyword and semantic search both rank lines; the query layer groups them into segments.
+ *   phrases), the key of the vector it should have, and the filter fields of its segment and
+ *   episode. Keyword search ranks lines; the query layer groups them into segments.
+ * - `line_vectors`: one document per line that has its vector — the vector, its key, and the
+ *   line's filter fields (and text). Semantic search ranks these. Vectors live apart from the
+ *   text so that writing one never rewrites a line: on LanceDB an updated row leaves the
+ *   full-text index until the next refresh, so phrase queries would miss it meanwhile.
  * - `segments`: one document per segment, holding what a result shows (lines with speakers and
  *   mentions, the segment's clips) plus the same filter fields, for filter-only queries.
- * - `clips`: one document per clip — filter fields, engagement, the embedded clip text.
+ * - `clips`: one document per clip — filter fields, engagement, the embedded clip text; its vector
+ *   in `clip_vectors`, beside the same filter fields.
  * - `episodes`: one small document per episode with its entity keys (mention counts).
+ * - `pending`: the episodes with lines or clips still waiting for a vector (the vector filler's
+ *   work list).
  * - `names`: people, companies, knowledge-graph entities and podcasts by every name they go by.
  * - `parts`: the latest event of each kind per episode, so an episode's documents can be
  *   rebuilt whichever of its events arrives last.
@@ -324,16 +331,24 @@ export interface SearchIndex {
 
   /**
    * Episodes (at most `limit`) holding lines or clips without a vector: the vector filler's next
-   * work. Rows get their vectors after they are indexed (search-vector-filler.ts).
+   * work. Rows get their vectors after they are indexed (search-vector-filler.ts); an episode
+   * leaves this list through `settleVectors`.
    */
   pendingVectorEpisodes(limit: number): Promise<string[]>;
   /** Every line and clip of these episodes with its text, vector key and whether it has a vector. */
   vectorSources(episodeIds: string[]): Promise<{ lines: LineSource[]; clips: ClipSource[] }>;
   /**
    * Gives vectors to lines or clips that have none and still carry the update's `vector_key` (or
-   * no key); a row replaced meanwhile by a different one is left alone. Returns the rows updated.
+   * no key); a row replaced meanwhile by a different one is left alone. The vectors are stored
+   * beside the rows, which stay as they are (phrase queries keep finding them). Returns the
+   * vectors written.
    */
   putVectors(kind: 'lines' | 'clips', updates: VectorUpdate[]): Promise<number>;
+  /**
+   * Takes off the pending list (`pendingVectorEpisodes`) those of these episodes whose every line
+   * and clip now has its vector; the others stay on it.
+   */
+  settleVectors(episodeIds: string[]): Promise<void>;
   /** Lines and clips still without a vector. */
   vectorBacklog(): Promise<VectorBacklog>;
 

@@ -32,6 +32,10 @@ export type SemanticState = 'ready' | 'catching_up' | 'unavailable';
 
 export interface SearchStatus {
   engine: string | undefined;
+  /**
+   * Whether keyword search covers what was ingested when the service started: the indexing has
+   * caught up and a refresh made all of it searchable, exact phrases included.
+   */
   keyword: boolean;
   /** Whether semantic (and hybrid) requests are answered now. */
   semantic: boolean;
@@ -48,11 +52,15 @@ export interface StartVectorsOptions {
   fill: boolean;
   /**
    * True once the search projector has indexed what was ingested when the service started; the
-   * filler starts then (keyword indexing first), and semantic search waits for it.
+   * index is then refreshed (keyword search is ready once that refresh is done), the filler starts
+   * (keyword indexing first), and semantic search waits for it.
    */
   indexingCaughtUp: () => Promise<boolean>;
   logger: Logger;
-  /** How often the backlog is counted while catching up (default 1000 ms; 10× that afterwards). */
+  /**
+   * How often the backlog is counted while catching up (default 1000 ms; 10× that afterwards);
+   * a quarter of it until keyword search is ready.
+   */
   pollMs?: number;
 }
 
@@ -71,6 +79,8 @@ export class SearchRuntime {
   private backlog?: VectorBacklog;
   /** Latched once the backlog left by indexing has been embedded. */
   private vectorsReady = false;
+  /** Latched once what was ingested at start has been indexed and refreshed into the index. */
+  private keywordCurrent = false;
   private fetching?: Promise<void>;
   private closing = false;
   private poke: () => void = () => {};
@@ -163,7 +173,19 @@ export class SearchRuntime {
     let indexed = false;
     const tick = async () => {
       if (!indexed) indexed = await options.indexingCaughtUp();
-      if (indexed) this.filler?.start();
+      if (indexed && !this.keywordCurrent) {
+        // Rows the projector wrote since the last scheduled refresh are not in LanceDB's
+        // full-text index yet (phrase queries miss them) and OpenSearch shows writes at its next
+        // refresh: keyword search is ready once this refresh has folded them in.
+        const refreshStarted = Date.now();
+        await index.refresh();
+        this.keywordCurrent = true;
+        options.logger.info(
+          { readyMs: Date.now() - started, refreshMs: Date.now() - refreshStarted },
+          'keyword search ready',
+        );
+      }
+      if (this.keywordCurrent) this.filler?.start();
       if (!this.embeddings.query && !this.embeddings.indexing) return;
       this.backlog = await index.vectorBacklog();
       if (!this.vectorsReady && indexed && this.backlog.lines + this.backlog.clips === 0) {
@@ -178,12 +200,17 @@ export class SearchRuntime {
       this.monitor = setTimeout(
         () => {
           tick()
-            .catch((err: unknown) => options.logger.warn({ err }, 'counting the vector backlog failed'))
+            .catch((err: unknown) =>
+              options.logger.warn(
+                { err },
+                'search readiness check (refresh, vector backlog) failed; retrying',
+              ),
+            )
             .finally(() => {
               if (this.monitor) loop();
             });
         },
-        this.vectorsReady ? poll * 10 : poll,
+        !this.keywordCurrent ? poll / 4 : this.vectorsReady ? poll * 10 : poll,
       );
       this.monitor.unref();
     };
@@ -203,8 +230,13 @@ export class SearchRuntime {
     return this.index;
   }
 
-  get opened(): boolean {
-    return this.index !== undefined;
+  /**
+   * Keyword search answers over everything ingested at start: the index is open and, when this
+   * process indexes (`startVectors`), it has caught up and refreshed. Latched.
+   */
+  get keywordReady(): boolean {
+    if (!this.index) return false;
+    return this.monitor === undefined || this.keywordCurrent;
   }
 
   queryEmbeddings(): EmbeddingsPort | undefined {
@@ -238,7 +270,7 @@ export class SearchRuntime {
     const state = this.semanticState();
     const out: SearchStatus = {
       engine: this.index?.kind,
-      keyword: this.index !== undefined,
+      keyword: this.keywordReady,
       semantic: state === 'ready',
       semantic_state: state,
     };

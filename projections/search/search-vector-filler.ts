@@ -130,7 +130,9 @@ export class VectorFiller {
     const { lines, clips } = await index.vectorSources(episodeIds);
     const plan = planVectors(lines, clips);
     if (plan.segments.length === 0 && plan.clips.length === 0) {
-      // Only rows read mid-replacement: their keys did not match their context. Retry later.
+      // Every row has its vector (the episode leaves the list), or only rows read mid-replacement
+      // remain: their keys did not match their context. Retry later.
+      await index.settleVectors(episodeIds);
       return { episodes: episodeIds.length, written: 0 };
     }
 
@@ -177,6 +179,7 @@ export class VectorFiller {
     const writeStarted = performance.now();
     const written =
       (await index.putVectors('lines', lineUpdates)) + (await index.putVectors('clips', clipUpdates));
+    await index.settleVectors(episodeIds);
     index.scheduleRefresh();
     const writeMs = performance.now() - writeStarted;
     this.stats.writeMs += writeMs;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEpisodeDocs, type EpisodePartsValue } from '../../projections/search/episode-documents.ts';
 import type { EpisodeDocs, NameDoc, NameKind, SearchIndex } from '../../projections/search/search-index.ts';
-import { parseKeywordQuery } from '../../projections/search/text-analysis.ts';
+import { analyze as analyzeWords, parseKeywordQuery } from '../../projections/search/text-analysis.ts';
 
 export interface SearchIndexFixture {
   index: SearchIndex;
@@ -573,6 +573,9 @@ export function searchIndexContract(adapter: string, setup: () => Promise<Search
         ]),
       ).toBe(0);
       expect(await index.putVectors('clips', [{ id: 'clip_c1', vector_key: 'c:1', vector: food }])).toBe(1);
+      // An episode leaves the pending list once every line and clip of it has its vector.
+      expect(sorted(await index.pendingVectorEpisodes(10))).toEqual(['ep_c', 'ep_d']);
+      await index.settleVectors(['ep_c', 'ep_d']);
       await index.refresh();
 
       expect(await index.vectorBacklog()).toEqual({ lines: 1, clips: 0 });
@@ -591,7 +594,78 @@ export function searchIndexContract(adapter: string, setup: () => Promise<Search
       expect(stored.has('key:Sourdough needs patience.')).toBe(true);
       expect(stored.has('key:levain')).toBe(true);
       expect(ids(await index.vectorClips(food, { podcastIds: ['pod_1'] }, 1))).toEqual(['clip_c1']);
+      // The filled vectors carry their rows' entity keys: filtered semantic search finds them.
+      expect(ids(await index.vectorLines(food, { keys: [['ent_fed'], ['ent_guest:guest']] }, 1))).toEqual([
+        'ep_c:2',
+      ]);
+      expect(
+        ids(await index.vectorClips(food, { clipKeys: [['ent_guest:guest']], segmentIds: ['ep_c_s1'] }, 5)),
+      ).toEqual(['clip_c1']);
       expect((await index.stats()).linesWithVectors).toBe(12);
+    });
+
+    it('keeps every line findable by phrase while its vectors are written, and after', async () => {
+      // Lines indexed and made searchable, without vectors; then the vector filler's writes.
+      const words = ['amber', 'birch', 'cedar', 'delta', 'ember', 'fjord', 'grove', 'harbor'];
+      const eps = words.slice(0, 6).map((w, e) =>
+        episode(`ep_p${e}`, {
+          podcast: 'pod_3',
+          day: 20 + e,
+          segments: [
+            {
+              type: 'TOPIC_DISCUSSION',
+              lines: words.map((v) => ({ text: `Probe ${w} ${v}: and we are back to the studio.` })),
+            },
+          ],
+        }),
+      );
+      const lines = eps.flatMap((e) => e.lines);
+      for (const l of lines) l.vector_key = `key:${l.id}`;
+      await index.replaceEpisodes(eps);
+      await index.refresh();
+
+      const missed: string[] = [];
+      let probes = 0;
+      const probe = async (when: string) => {
+        const all = await index.keywordLines(parseKeywordQuery('"back to the studio"'), {}, 100);
+        const found = new Set(ids(all));
+        for (const l of lines) if (!found.has(l.id)) missed.push(`${when}: ${l.id} ("back to the studio")`);
+        // And one line by the words only it holds, a different line each time.
+        const one = lines[(probes++ * 7) % lines.length]!;
+        const own = analyzeWords(one.text).slice(1, 3).join(' ');
+        if (!ids(await index.keywordLines(parseKeywordQuery(`"${own}"`), {}, 100)).includes(one.id))
+          missed.push(`${when}: ${one.id} ("${own}")`);
+      };
+      await probe('before the vectors');
+      const updates = lines.map((l, i) => ({
+        id: l.id,
+        vector_key: l.vector_key!,
+        vector: unit([1, (i % 5) / 5, 0, 0]),
+      }));
+      // Written in small passes, each probed at once (no refresh), with probes running alongside.
+      let writing = true;
+      const alongside = (async () => {
+        let n = 0;
+        while (writing) await probe(`alongside ${n++}`);
+      })();
+      for (let i = 0; i < updates.length; i += 8) {
+        expect(await index.putVectors('lines', updates.slice(i, i + 8))).toBe(
+          Math.min(8, updates.length - i),
+        );
+        await probe(`after pass ${i / 8}`);
+      }
+      writing = false;
+      await alongside;
+      await probe('after the vectors');
+      await index.refresh();
+      await probe('after a refresh');
+      expect(missed).toEqual([]);
+      // The vectors are there, for semantic search and for the next rebuild.
+      expect(ids(await index.vectorLines(unit([1, 0, 0, 0]), { podcastIds: ['pod_3'] }, 100))).toHaveLength(
+        lines.length,
+      );
+      const stored = await index.storedVectors(eps.map((e) => e.episode_id));
+      expect(lines.every((l) => stored.has(l.vector_key!))).toBe(true);
     });
   });
 }

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { fetchModel } from '../../projections/embeddings/model-fetch.ts';
+import { demoPhraseCheck, vectorsUnderWay } from '../support/phrase-probes.ts';
 import { TEST_MODELS_DIR } from '../support/search.ts';
 import { spawnEarshot } from '../support/service-process.ts';
 import { tempDir } from '../support/temp-dir.ts';
@@ -35,7 +36,7 @@ describe('earshot start', () => {
     expect(svc.output()).toContain('earshot stopped');
   }, 90_000);
 
-  it('loads the demo corpus on a fresh data dir and is ready with keyword search first; semantic search follows', async () => {
+  it('loads the demo corpus on a fresh data dir and is ready with keyword search first, every exact phrase found at once; semantic search follows', async () => {
     await fetchModel({ modelsDir: TEST_MODELS_DIR }); // the model cache the tests share
     const dir = tempDir();
     const key = 'esk_e2e_demo_readiness_key_0123456789';
@@ -68,6 +69,16 @@ describe('earshot start', () => {
         { timeoutMs: 90_000, stepMs: 250, what: '/readyz 200 with the demo corpus' },
       );
       const readyMs = Date.now() - started;
+      // The moment /readyz is 200, while the vector filler has only begun: exact phrases from the
+      // demo's lines (31 of them, "back to The" among them) each find every line that holds them;
+      // and again while the filler writes vectors.
+      const atReady = await demoPhraseCheck(svc.url, key, dir.dir);
+      expect(atReady.missed).toEqual([]);
+      expect(atReady.probes).toHaveLength(31);
+      expect(atReady.probes[0]!.lines.length).toBeGreaterThanOrEqual(10);
+      const filling = await vectorsUnderWay(svc.url);
+      const later = await demoPhraseCheck(svc.url, key, dir.dir);
+      expect(later.missed).toEqual([]);
       expect(readyMs).toBeLessThan(90_000);
       expect(ready!.checks['consumers']?.detail?.behind).toEqual({});
       expect(ready!.info.search.keyword).toBe(true);
@@ -121,7 +132,10 @@ describe('earshot start', () => {
       const info = ((await (await fetch(`${svc.url}/readyz`)).json()) as Ready).info.search;
       expect(info.vector_backlog).toEqual({ lines: 0, clips: 0 });
       process.stderr.write(
-        `demo start: /readyz 200 after ${readyMs} ms; semantic ready after ${Date.now() - started} ms\n`,
+        `demo start: /readyz 200 after ${readyMs} ms (${atReady.probes.length} phrases, ` +
+          `${atReady.probes.reduce((n, p) => n + p.lines.length, 0)} lines, all found in ${atReady.ms} ms; ` +
+          `again with the vector backlog at ${JSON.stringify(filling.vector_backlog)}); ` +
+          `semantic ready after ${Date.now() - started} ms\n`,
       );
     } finally {
       const exit = await svc.stop('SIGTERM');

@@ -1,3 +1,4 @@
+import * as lancedb from '@lancedb/lancedb';
 import { describe, expect, it } from 'vitest';
 import { LanceDbSearchIndex } from '../../projections/search/lancedb-search-index.ts';
 import { parseKeywordQuery } from '../../projections/search/text-analysis.ts';
@@ -38,6 +39,24 @@ describe('LanceDB search index before its first refresh', () => {
       expect(hits.map((h) => h.number).sort()).toEqual([1, 2]);
     } finally {
       await index.close();
+      tmp.remove();
+    }
+  });
+});
+
+describe('LanceDB search index of an earlier layout', () => {
+  it('is refused at open, naming the rebuild, rather than half-read', async () => {
+    const tmp = tempDir('earshot-search-');
+    try {
+      // Layout 1 kept each line's vector in its row.
+      const db = await lancedb.connect(tmp.dir);
+      const old = await db.createTable('lines', [{ id: 'ep:1', text: 'hello', vector: [0, 0, 0, 1] }]);
+      old.close();
+      db.close();
+      const index = new LanceDbSearchIndex(tmp.dir, { dimensions: CONTRACT_DIMENSIONS, model: 'contract' });
+      await expect(index.open()).rejects.toThrow(/earlier layout.*npx earshot projections rebuild search/);
+      await index.close();
+    } finally {
       tmp.remove();
     }
   });

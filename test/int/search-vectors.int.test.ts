@@ -100,7 +100,14 @@ describe('search vectors', () => {
       pollMs: 20,
     });
     await waitFor(() => runtime.status().vector_backlog !== undefined, { timeoutMs: 10_000 });
-    expect(runtime.status()).toMatchObject({ keyword: true, semantic: false, semantic_state: 'catching_up' });
+    // Keyword search answers meanwhile, but readiness does not count it complete before the
+    // indexing has caught up and the index has been refreshed.
+    expect(runtime.status()).toMatchObject({
+      keyword: false,
+      semantic: false,
+      semantic_state: 'catching_up',
+    });
+    expect(runtime.keywordReady).toBe(false);
     const early = await get('/v1/podcasts/episodes/search?semantic_search=interest%20rates');
     expect(early.status).toBe(503);
     expect(early.body.error_code).toBe('semantic_search_unavailable');
@@ -110,8 +117,11 @@ describe('search vectors', () => {
     expect(hybrid.status).toBe(503);
     expect((await get('/v1/podcasts/episodes/search?keyword_search=fed')).status).toBe(200);
 
-    // The projector has caught up: the filler runs and semantic search opens when it is done.
+    // The projector has caught up: the index is refreshed (keyword search is ready), the filler
+    // runs and semantic search opens when it is done.
     indexed = true;
+    await waitFor(() => runtime.keywordReady, { timeoutMs: 60_000, what: 'keyword search ready' });
+    expect(runtime.status().keyword).toBe(true);
     await waitFor(() => runtime.status().semantic_state === 'ready', {
       timeoutMs: 300_000,
       stepMs: 100,

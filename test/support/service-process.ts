@@ -5,8 +5,11 @@ import { freePort } from './free-port.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** Runs `earshot <args>` as a child process, as a user would, bound to 127.0.0.1. */
-export async function spawnEarshot(args: string[], env: Record<string, string>) {
+/**
+ * Runs `earshot <args>` as a child process, as a user would, bound to 127.0.0.1. A variable given
+ * as undefined is removed from the environment the child inherits.
+ */
+export async function spawnEarshot(args: string[], env: Record<string, string | undefined>) {
   const port = await freePort();
   const output: string[] = [];
   const child: ChildProcess = spawn(process.execPath, [path.join(root, 'bin/earshot.js'), ...args], {
@@ -20,7 +23,7 @@ export async function spawnEarshot(args: string[], env: Record<string, string>) 
       LOG_LEVEL: 'info',
       EARSHOT_EMBEDDINGS_FETCH: 'off',
       ...env,
-    },
+    } as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (d: Buffer) => output.push(d.toString()));
