@@ -1,5 +1,6 @@
 import { Client } from '@opensearch-project/opensearch';
 import { fuzziness, namePrefixes } from './name-match.ts';
+import { openSearchError } from './search-errors.ts';
 import type {
   ClipDoc,
   ClipHit,
@@ -281,8 +282,10 @@ export class OpenSearchSearchIndex implements SearchIndex {
       const res = await this.client.bulk({ index: this.name(index), body });
       if ((res.body as Json).errors) {
         const failed = (res.body as Json).items.find((i: Json) => i.index?.error);
-        throw new Error(
-          `bulk indexing into ${this.name(index)} failed: ${JSON.stringify(failed?.index?.error)}`,
+        throw openSearchError(
+          failed?.index?.error,
+          failed?.index?.status,
+          `bulk indexing into ${this.name(index)}`,
         );
       }
       body = [];
@@ -539,7 +542,7 @@ export class OpenSearchSearchIndex implements SearchIndex {
         const r = item.update;
         if (r?.result === 'updated') updated++;
         else if (r?.error && r.status !== 404) {
-          throw new Error(`vector update in ${this.name(kind)} failed: ${JSON.stringify(r.error)}`);
+          throw openSearchError(r.error, r.status, `vector update in ${this.name(kind)}`);
         }
       }
     }
