@@ -11,6 +11,7 @@ import { authenticationPlugin } from './plugins/authentication.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
 import { problemsPlugin } from './plugins/problems.ts';
 import { rateLimitsPlugin } from './plugins/rate-limits.ts';
+import { textGuardPlugin } from './plugins/text-guard.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { alertDisableRoutes } from './routes/alert-disable.ts';
 import { type AlertApiExtras, alertApiExtras, alertRoutes } from './routes/alerts.ts';
@@ -61,8 +62,8 @@ export interface AppDeps {
 }
 
 /**
- * The HTTP application, in layers: cross-cutting plugins (errors, OpenAPI, authentication,
- * rate limits), then the routes. Everything is served by one fastify instance.
+ * The HTTP application, in layers: cross-cutting plugins (errors, text every store accepts,
+ * OpenAPI, authentication, rate limits), then the routes. Everything is served by one fastify instance.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { settings, services } = deps;
@@ -76,6 +77,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addSchema(ProblemSchema);
   await app.register(problemsPlugin, { docsUrl: settings.docsUrl });
+  await app.register(textGuardPlugin);
   await app.register(openapiPlugin, { publicUrl: settings.publicUrl, docsUrl: settings.docsUrl });
   await app.register(authenticationPlugin, { accounts: services.accounts, docsUrl: settings.docsUrl });
   await app.register(rateLimitsPlugin, {

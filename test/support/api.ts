@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { type ApiSettings, buildApp } from '../../api/app.ts';
 import type { IngestServices } from '../../api/routes/ingest.ts';
-import { silentLogger } from '../../infra/logger.ts';
+import { type Logger, silentLogger } from '../../infra/logger.ts';
 import { Readiness } from '../../infra/readiness.ts';
 import type { AnalyticsStore } from '../../projections/analytics/analytics-store.ts';
 import { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
+import type { SearchIndex } from '../../projections/search/search-index.ts';
 import { Accounts } from '../../projections/state/accounts.ts';
 import { migrate } from '../../projections/state/migrations.ts';
 import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
@@ -29,6 +30,10 @@ export async function testApi(
     analytics?: AnalyticsStore;
     /** Serves batch ingest with these (tokens are made on the test's state store). */
     ingest?: (state: PgliteStateStore) => IngestServices;
+    /** Serves the search routes over this index (no embeddings: semantic search answers 503). */
+    searchIndex?: SearchIndex;
+    /** Where the app logs (default: nowhere). */
+    logger?: Logger;
   } = {},
 ) {
   const state = options.state ?? new PgliteStateStore();
@@ -52,7 +57,7 @@ export async function testApi(
   const catalog = new CatalogReader(state);
   const delivery = testDeliveryKit(state, catalog, options.delivery);
   const app = await buildApp({
-    logger: silentLogger(),
+    logger: options.logger ?? silentLogger(),
     readiness: new Readiness(),
     services: {
       state,
@@ -61,6 +66,17 @@ export async function testApi(
       delivery,
       analytics: options.analytics,
       ingest: options.ingest?.(state),
+      ...(options.searchIndex
+        ? {
+            search: {
+              index: options.searchIndex,
+              catalog,
+              state,
+              embeddings: () => undefined,
+              semanticUnavailableReason: () => 'no embeddings model in this test',
+            },
+          }
+        : {}),
     },
     settings: { ...TEST_SETTINGS, ...settings },
   });
