@@ -17,7 +17,7 @@ import { alertDisableRoutes } from './routes/alert-disable.ts';
 import { type AlertApiExtras, alertApiExtras, alertRoutes } from './routes/alerts.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { chatRoutes } from './routes/chat.ts';
-import { healthRoutes } from './routes/health.ts';
+import { healthRoutes, type MetricsText } from './routes/health.ts';
 import { type IngestServices, ingestRoutes } from './routes/ingest.ts';
 import { notificationEmailRoutes, verificationSender } from './routes/notification-emails.ts';
 import { searchPodcasts, searchRoutes } from './routes/search.ts';
@@ -57,6 +57,8 @@ export interface ApiServices {
 export interface AppDeps {
   logger: Logger;
   readiness: Readiness;
+  /** What `GET /metrics` reports (absent: nothing). */
+  metrics?: MetricsText;
   services: ApiServices;
   settings: ApiSettings;
 }
@@ -85,7 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     fallbackPerMinute: 120,
   });
 
-  await app.register(healthRoutes, { readiness: deps.readiness });
+  await app.register(healthRoutes, { readiness: deps.readiness, metrics: deps.metrics });
   await app.register(accountRoutes, {
     accounts: services.accounts,
     state: services.state,

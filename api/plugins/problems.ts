@@ -129,9 +129,13 @@ function fromFastifyError(error: FastifyError, request: FastifyRequest): Problem
     );
   }
   if (kind === 'transient') {
-    return problem('service_unavailable', 'A store this request needs is unavailable; try again shortly.', {
-      headers: { 'retry-after': '5' },
-    });
+    return problem(
+      'service_unavailable',
+      'A store or service this request needs is unavailable; try again shortly.',
+      {
+        headers: { 'retry-after': '5' },
+      },
+    );
   }
   const status = error.statusCode ?? 500;
   if (status === 404) return problem('not_found', 'No such resource.');

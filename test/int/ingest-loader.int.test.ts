@@ -52,7 +52,11 @@ describe('NDJSON loader', () => {
     const huge = json('Segments');
     // Every string within the text bound, the record over its topic's.
     huge.segments[0].description = 'a very long description '.repeat(3_500);
-    huge.segments = Array.from({ length: 14 }, (_, i) => ({ ...huge.segments[0], id: `seg_${i}`, number: i }));
+    huge.segments = Array.from({ length: 14 }, (_, i) => ({
+      ...huge.segments[0],
+      id: `seg_${i}`,
+      number: i,
+    }));
     const nul = json('Podcast');
     nul.id = 'pod_nul';
     nul.title = 'A NUL \u0000 in the title';
