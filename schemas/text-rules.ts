@@ -64,27 +64,33 @@ export function textViolations(root: unknown, options: TextCheckOptions = {}): T
   const limit = options.limit ?? 20;
   const maxChars = options.maxChars ?? defaultMaxChars;
   const out: TextViolation[] = [];
-  const visit = (value: unknown, path: (string | number)[]) => {
+  // One path stack for the walk (records hold thousands of strings); copied only for a violation.
+  const path: (string | number)[] = [];
+  const visit = (value: unknown): void => {
     if (out.length >= limit) return;
     if (typeof value === 'string') {
       const reason = textProblem(value, maxChars(path));
-      if (reason) out.push({ path, reason, ...(value.length <= 200 ? { value } : {}) });
-      return;
-    }
-    if (Array.isArray(value)) {
-      value.forEach((item, i) => {
-        visit(item, [...path, i]);
-      });
+      if (reason) out.push({ path: [...path], reason, ...(value.length <= 200 ? { value } : {}) });
       return;
     }
     if (value === null || typeof value !== 'object') return;
-    for (const [key, item] of Object.entries(value)) {
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        path.push(i);
+        visit(value[i]);
+        path.pop();
+      }
+      return;
+    }
+    for (const key of Object.keys(value)) {
       if (out.length >= limit) return;
+      path.push(key);
       const keyProblem = textProblem(key, MAX_IDENTIFIER_CHARS);
-      if (keyProblem) out.push({ path: [...path, key], reason: `property name ${keyProblem}` });
-      else visit(item, [...path, key]);
+      if (keyProblem) out.push({ path: [...path], reason: `property name ${keyProblem}` });
+      else visit((value as Record<string, unknown>)[key]);
+      path.pop();
     }
   };
-  visit(root, []);
+  visit(root);
   return out;
 }
