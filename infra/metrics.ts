@@ -53,21 +53,39 @@ interface ConsumerStats {
   lag(): Promise<{ lag: number }[]>;
 }
 
-/** The pipeline's steps: records consumed, written and skipped, dead letters, retries, lag. */
+/**
+ * The pipeline's steps: records consumed, written and skipped, dead letters, retries, lag. A step
+ * that runs as several members of its group (the heavy analytics projectors) is one series: its
+ * members' counts are summed, and its lag (the group's) is counted once.
+ */
 export function consumerMetrics(runners: readonly ConsumerStats[]): MetricSource {
   return async () => {
-    const lags = await Promise.all(
-      runners.map(async (r) => (await r.lag().catch(() => [])).reduce((s, p) => s + p.lag, 0)),
+    const steps = new Map<string, ConsumerStats[]>();
+    for (const r of runners) steps.set(r.name, [...(steps.get(r.name) ?? []), r]);
+    const sum = (members: ConsumerStats[], read: (s: ConsumerStats['stats']) => number) =>
+      members.reduce((n, m) => n + read(m.stats), 0);
+    // A lag that cannot be read is left out rather than reported as 0 (caught up).
+    const lags = new Map<string, number>();
+    await Promise.all(
+      [...steps].map(async ([name, members]) => {
+        const lag = await members[0]!.lag().catch(() => undefined);
+        if (lag)
+          lags.set(
+            name,
+            lag.reduce((s, p) => s + p.lag, 0),
+          );
+      }),
     );
+    const entries = [...steps];
     return [
       {
         name: 'earshot_consumer_records_total',
         help: 'Records each pipeline step consumed, wrote (items) and skipped since the process started.',
         type: 'counter',
-        samples: runners.flatMap((r) =>
+        samples: entries.flatMap(([name, members]) =>
           (['consumed', 'written', 'skipped'] as const).map((outcome) => ({
-            labels: { step: r.name, outcome },
-            value: r.stats[outcome],
+            labels: { step: name, outcome },
+            value: sum(members, (s) => s[outcome]),
           })),
         ),
       },
@@ -75,10 +93,10 @@ export function consumerMetrics(runners: readonly ConsumerStats[]): MetricSource
         name: 'earshot_dead_letters_total',
         help: 'Records each pipeline step set aside on its dead-letter topics since the process started, by where (decode, handle, write).',
         type: 'counter',
-        samples: runners.flatMap((r) =>
-          Object.entries(r.stats.deadLetteredBy).map(([stage, value]) => ({
-            labels: { step: r.name, stage },
-            value,
+        samples: entries.flatMap(([name, members]) =>
+          Object.keys(members[0]!.stats.deadLetteredBy).map((stage) => ({
+            labels: { step: name, stage },
+            value: sum(members, (s) => s.deadLetteredBy[stage] ?? 0),
           })),
         ),
       },
@@ -86,13 +104,16 @@ export function consumerMetrics(runners: readonly ConsumerStats[]): MetricSource
         name: 'earshot_consumer_write_retries_total',
         help: 'Failed writes each pipeline step retried since the process started.',
         type: 'counter',
-        samples: runners.map((r) => ({ labels: { step: r.name }, value: r.stats.writeRetries })),
+        samples: entries.map(([name, members]) => ({
+          labels: { step: name },
+          value: sum(members, (s) => s.writeRetries),
+        })),
       },
       {
         name: 'earshot_consumer_lag',
         help: "Records in each step's topics its consumer group has not committed yet.",
         type: 'gauge',
-        samples: runners.map((r, i) => ({ labels: { step: r.name }, value: lags[i]! })),
+        samples: [...lags].map(([name, value]) => ({ labels: { step: name }, value })),
       },
     ];
   };

@@ -148,7 +148,9 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
   // are counted per step since the process started (`earshot dlq list` counts what the topics hold).
   const deadLetters = () => {
     const byStep: Record<string, number> = {};
-    for (const r of runners) if (r.stats.deadLettered > 0) byStep[r.name] = r.stats.deadLettered;
+    // A step may run as several members of its group (the heavy analytics projectors): summed.
+    for (const r of runners)
+      if (r.stats.deadLettered > 0) byStep[r.name] = (byStep[r.name] ?? 0) + r.stats.deadLettered;
     return byStep;
   };
   readiness.add('consumers', async () => {

@@ -93,7 +93,7 @@ export class PgliteStateStore implements StateStore {
       );
     } catch (err) {
       // What the callback threw passes unchanged; the engine's own (BEGIN, COMMIT) is classified.
-      throw isEngineError(err) ? stateStoreError(err, this.kind, 'COMMIT') : err;
+      throw isEngineError(err) ? stateStoreError(err, this.kind, 'BEGIN … COMMIT') : err;
     }
   }
 
