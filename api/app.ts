@@ -11,12 +11,13 @@ import { authenticationPlugin } from './plugins/authentication.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
 import { problemsPlugin } from './plugins/problems.ts';
 import { rateLimitsPlugin } from './plugins/rate-limits.ts';
+import { textGuardPlugin } from './plugins/text-guard.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { alertDisableRoutes } from './routes/alert-disable.ts';
 import { type AlertApiExtras, alertApiExtras, alertRoutes } from './routes/alerts.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { chatRoutes } from './routes/chat.ts';
-import { healthRoutes } from './routes/health.ts';
+import { healthRoutes, type MetricsText } from './routes/health.ts';
 import { type IngestServices, ingestRoutes } from './routes/ingest.ts';
 import { notificationEmailRoutes, verificationSender } from './routes/notification-emails.ts';
 import { searchPodcasts, searchRoutes } from './routes/search.ts';
@@ -56,13 +57,16 @@ export interface ApiServices {
 export interface AppDeps {
   logger: Logger;
   readiness: Readiness;
+  /** What `GET /metrics` reports (absent: nothing). */
+  metrics?: MetricsText;
   services: ApiServices;
   settings: ApiSettings;
 }
 
 /**
- * The HTTP application, in layers: cross-cutting plugins (errors, OpenAPI, rate limits,
- * authentication), then the routes. Everything is served by one fastify instance.
+ * The HTTP application, in layers: cross-cutting plugins (errors, text every store accepts,
+ * OpenAPI, rate limits, authentication), then the routes. Everything is served by one fastify
+ * instance.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { settings, services } = deps;
@@ -76,6 +80,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addSchema(ProblemSchema);
   await app.register(problemsPlugin, { docsUrl: settings.docsUrl });
+  await app.register(textGuardPlugin);
   await app.register(openapiPlugin, { publicUrl: settings.publicUrl, docsUrl: settings.docsUrl });
   // Rate limits first: their failed-authentication check runs before a key is looked up.
   await app.register(rateLimitsPlugin, {
@@ -84,7 +89,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(authenticationPlugin, { accounts: services.accounts, docsUrl: settings.docsUrl });
 
-  await app.register(healthRoutes, { readiness: deps.readiness });
+  await app.register(healthRoutes, { readiness: deps.readiness, metrics: deps.metrics });
   await app.register(accountRoutes, {
     accounts: services.accounts,
     state: services.state,

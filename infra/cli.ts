@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { DeadLetterError } from '../processors/dead-letters.ts';
 import { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import { AccountError, Accounts } from '../projections/state/accounts.ts';
 import { IngestTokens } from '../projections/state/ingest-tokens.ts';
@@ -7,6 +8,7 @@ import { StateStoreLockedError } from '../projections/state/pglite-state-store.t
 import { adminClient, adminSocketPath } from './admin-socket.ts';
 import { buildPlatform, createDelivery, createStateStore } from './composition.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { registerDlqCommands } from './dlq-commands.ts';
 import { registerIngestCommands } from './ingest-commands.ts';
 import { createLogger } from './logger.ts';
 import { replayGroup } from './operations.ts';
@@ -364,6 +366,7 @@ models
   });
 
 registerIngestCommands(program, () => config());
+registerDlqCommands(program, () => config());
 
 program
   .command('projections')
@@ -409,7 +412,8 @@ program.parseAsync(process.argv).catch((err: unknown) => {
     err instanceof OperatorError ||
     err instanceof AccountError ||
     err instanceof StateStoreLockedError ||
-    err instanceof ProjectionError
+    err instanceof ProjectionError ||
+    err instanceof DeadLetterError
   ) {
     console.error(`error: ${err.message}`);
     process.exit(2);

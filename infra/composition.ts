@@ -27,6 +27,11 @@ import { OpenAiEmbeddings } from '../projections/embeddings/openai-embeddings.ts
 import { WorkerEmbeddings } from '../projections/embeddings/worker-embeddings.ts';
 import { LanceDbSearchIndex } from '../projections/search/lancedb-search-index.ts';
 import { OpenSearchSearchIndex } from '../projections/search/opensearch-search-index.ts';
+import {
+  classifyingErrors,
+  classifyLanceDbError,
+  classifyOpenSearchError,
+} from '../projections/search/search-errors.ts';
 import { type OpenedSearchEmbeddings, SearchRuntime } from '../projections/search/search-runtime.ts';
 import { Accounts } from '../projections/state/accounts.ts';
 import { migrate } from '../projections/state/migrations.ts';
@@ -277,16 +282,23 @@ export function modelsDir(config: Config): string {
 export function createSearch(config: Config, logger: Logger): SearchRuntime {
   const { env } = config;
   return new SearchRuntime({
+    // Failures come out as store errors (permanent, transient or unclassified): search-errors.ts.
     createIndex: (options) =>
       env.OPENSEARCH_URL
-        ? new OpenSearchSearchIndex(env.OPENSEARCH_URL, {
-            ...options,
-            prefix: env.EARSHOT_SEARCH_INDEX_PREFIX,
-          })
-        : new LanceDbSearchIndex(searchDir(config), {
-            ...options,
-            onRefreshError: (err) => logger.warn({ err }, 'search index refresh failed; retrying'),
-          }),
+        ? classifyingErrors(
+            new OpenSearchSearchIndex(env.OPENSEARCH_URL, {
+              ...options,
+              prefix: env.EARSHOT_SEARCH_INDEX_PREFIX,
+            }),
+            classifyOpenSearchError,
+          )
+        : classifyingErrors(
+            new LanceDbSearchIndex(searchDir(config), {
+              ...options,
+              onRefreshError: (err) => logger.warn({ err }, 'search index refresh failed; retrying'),
+            }),
+            classifyLanceDbError,
+          ),
     async openEmbeddings({ query, indexing, fetchIfMissing }): Promise<OpenedSearchEmbeddings> {
       if (!query && !indexing) return { reason: 'not needed by these roles' };
       if (env.EARSHOT_EMBEDDINGS_URL) {

@@ -12,6 +12,7 @@ import { IngestTokens } from '../projections/state/ingest-tokens.ts';
 import { adminSocketPath, startAdminSocket } from './admin-socket.ts';
 import { buildPlatform, createFeedHttp, type Platform } from './composition.ts';
 import { type Config, publicUrlOf } from './config.ts';
+import { consumerMetrics, Metrics } from './metrics.ts';
 import { operatorActions } from './operator.ts';
 import { Readiness } from './readiness.ts';
 
@@ -164,10 +165,24 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     }
     return behind;
   };
+  // Dead letters do not hold readiness up (they are set aside so that the topic goes on); they
+  // are counted per step since the process started (`earshot dlq list` counts what the topics hold).
+  const deadLetters = () => {
+    const byStep: Record<string, number> = {};
+    // A step may run as several members of its group (the heavy analytics projectors): summed.
+    for (const r of runners)
+      if (r.stats.deadLettered > 0) byStep[r.name] = (byStep[r.name] ?? 0) + r.stats.deadLettered;
+    return byStep;
+  };
   readiness.add('consumers', async () => {
     const behind = await behindTargets();
-    return { ok: Object.keys(behind).length === 0, detail: { consumers: runners.length, behind } };
+    return {
+      ok: Object.keys(behind).length === 0,
+      detail: { consumers: runners.length, behind, dead_letters: deadLetters() },
+    };
   });
+  const metrics = new Metrics();
+  metrics.add(consumerMetrics(runners));
   // Search vectors: embedded by a catch-up pass once the consumers have caught up (text is
   // searchable by keyword first); semantic search opens when that backlog is done (/readyz info).
   platform.search.startVectors({
@@ -207,6 +222,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     app = await buildApp({
       logger,
       readiness,
+      metrics,
       services: {
         state: platform.state,
         accounts: platform.accounts,

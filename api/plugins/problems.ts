@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { errorKind } from '../../projections/store-errors.ts';
 import { type FieldError, ProblemError, problem, toDocument } from '../problem.ts';
 
 interface AjvError {
@@ -24,7 +25,8 @@ function jsonPointerToPath(pointer: string): string[] {
     .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
-function formatPath(segments: string[]): string {
+/** `['entities', '0', 'entity_id']` → `entities[0].entity_id` */
+export function formatPath(segments: string[]): string {
   return segments.map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
 }
 
@@ -114,6 +116,27 @@ function fromFastifyError(error: FastifyError, request: FastifyRequest): Problem
         ],
       });
   }
+  // A store refusing what the request carries is the request's fault; a store that is down is
+  // unavailability (projections/store-errors.ts). Neither is a 500.
+  const kind = errorKind(error);
+  if (kind === 'permanent') {
+    return problem(
+      'unprocessable_entity',
+      'The request holds a value that cannot be stored or searched as given.',
+      {
+        errors: [{ location: 'request', message: 'holds a value the store refuses' }],
+      },
+    );
+  }
+  if (kind === 'transient') {
+    return problem(
+      'service_unavailable',
+      'A store or service this request needs is unavailable; try again shortly.',
+      {
+        headers: { 'retry-after': '5' },
+      },
+    );
+  }
   const status = error.statusCode ?? 500;
   if (status === 404) return problem('not_found', 'No such resource.');
   if (status === 429) return problem('rate_limited', error.message);
@@ -172,7 +195,13 @@ export const problemsPlugin = fp<{ docsUrl: string }>(async (app: FastifyInstanc
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const err = fromFastifyError(error, request);
-    if (err.status >= 500) request.log.error({ err: error }, 'request failed');
+    // Store errors carry a statement's shape, never its parameters (projections/store-errors.ts).
+    if (err.status === 500) request.log.error({ err: error }, 'request failed');
+    else if (err.status >= 500 || err.code === 'unprocessable_entity')
+      request.log.warn(
+        { err: error, error_code: err.code, status: err.status },
+        'request refused by a store',
+      );
     else request.log.info({ error_code: err.code, status: err.status }, 'request refused');
     return send(reply, request, err);
   });

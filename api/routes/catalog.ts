@@ -261,8 +261,13 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
       const endpoint = 'podcasts';
       const limit = q.limit ?? 25;
       const after = decodeCursor(endpoint, q.cursor, POD_POSITION);
-      const publisher =
-        q.publisher_id !== undefined ? ((await catalog.publisher(q.publisher_id))?.id ?? '\u0000') : null;
+      let publisher: string | null = null;
+      if (q.publisher_id !== undefined) {
+        const found = await catalog.publisher(q.publisher_id);
+        // An unknown publisher has no podcasts: an empty page, without asking the store.
+        if (!found) return { data: [], has_more: false };
+        publisher = found.id;
+      }
       const lang = q.language ? q.language.split(/[-_]/)[0]!.toLowerCase() : null;
       const rows = await state.query<PodcastRow>(
         `SELECT * FROM catalog_podcasts

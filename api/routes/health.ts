@@ -9,11 +9,16 @@ const ReadyBody = Type.Object({
   info: Type.Record(Type.String(), Type.Unknown()),
 });
 
-/** Liveness and readiness probes of the operational contract. */
-export const healthRoutes: FastifyPluginAsyncTypebox<{ readiness: Readiness }> = async (
-  app,
-  { readiness },
-) => {
+/** What `GET /metrics` serves: the Prometheus text exposition of the process's metrics. */
+export interface MetricsText {
+  render(): Promise<string>;
+}
+
+/** Liveness and readiness probes of the operational contract, and the metrics read. */
+export const healthRoutes: FastifyPluginAsyncTypebox<{
+  readiness: Readiness;
+  metrics?: MetricsText;
+}> = async (app, { readiness, metrics }) => {
   app.get(
     '/healthz',
     {
@@ -39,5 +44,11 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ readiness: Readiness }> =
       const { ready, checks, info } = await readiness.evaluate();
       return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'starting', checks, info });
     },
+  );
+
+  // Prometheus text format (not JSON, so not in the OpenAPI document): consumer records, dead
+  // letters by step and stage, write retries, lag.
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('text/plain; version=0.0.4; charset=utf-8').send(metrics ? await metrics.render() : '\n'),
   );
 };

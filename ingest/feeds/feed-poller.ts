@@ -4,6 +4,7 @@ import type { EpisodePublished } from '../../schemas/generated/index.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import type { EventProducer } from '../event-producer.ts';
 import type { IngestState } from '../loader/ingest-state.ts';
+import { type IngestError, type ValidationContext, validateIngestRecord } from '../loader/validate.ts';
 import { episodeFromItem, parseFeed, podcastFromFeed, podcastHash } from './feed-mapping.ts';
 import type { FeedRecord, FeedStore } from './feed-store.ts';
 
@@ -23,6 +24,8 @@ export interface PollResult {
   /** New episodes published by this poll. */
   published: number;
   podcastPublished: boolean;
+  /** Items refused by the ingest validator (text no store accepts, say), by guid, with the fields. */
+  rejected?: { guid: string; errors: IngestError[] }[];
   error?: string;
 }
 
@@ -161,9 +164,21 @@ export class FeedPoller {
     feed: FeedRecord,
     parsed: Awaited<ReturnType<typeof parseFeed>>,
     now: number,
-  ): Promise<{ published: number; podcastPublished: boolean }> {
+  ): Promise<Pick<PollResult, 'published' | 'podcastPublished' | 'rejected'>> {
     const { store, producer, state } = this.opts;
     const podcast = podcastFromFeed(feed.url, parsed, now);
+    // The same validation as every other source (ingest/loader/validate.ts): a feed whose channel
+    // or items hold what no store accepts is refused with the field named, never published.
+    const context: ValidationContext = {
+      knownPodcast: (id) => id === podcast.id || (state?.knownPodcast(id) ?? false),
+      knownEpisode: (id) => state?.knownEpisode(id) ?? false,
+    };
+    const channel = validateIngestRecord({ type: 'podcast', data: podcast }, context);
+    if (!channel.ok) {
+      throw new Error(
+        `the feed's channel is not a valid podcast: ${channel.errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`,
+      );
+    }
     const hash = podcastHash(podcast);
     let podcastPublished = false;
     if (hash !== feed.podcastHash) {
@@ -173,11 +188,27 @@ export class FeedPoller {
       podcastPublished = true;
     }
     const fresh: EpisodePublished[] = [];
+    const rejected: { guid: string; errors: IngestError[] }[] = [];
     for (const item of parsed.items) {
       const episode = episodeFromItem(feed.url, parsed, item, now);
       if (!episode || store.hasSeen(feed.url, episode.guid!)) continue;
       if (fresh.some((e) => e.guid === episode.guid)) continue;
+      const valid = validateIngestRecord({ type: 'episode', data: episode }, context);
+      if (!valid.ok) {
+        // Not marked seen: a corrected item under the same guid is published on a later poll.
+        rejected.push({ guid: episode.guid!, errors: valid.errors });
+        continue;
+      }
       fresh.push(episode);
+    }
+    if (rejected.length > 0) {
+      this.opts.logger.warn(
+        {
+          url: feed.url,
+          rejected: rejected.map((r) => ({ guid: r.guid, fields: r.errors.map((e) => e.field) })),
+        },
+        'feed items refused by validation',
+      );
     }
     fresh.sort((a, b) => a.published_at - b.published_at);
     for (let i = 0; i < fresh.length; i += 200) {
@@ -194,6 +225,6 @@ export class FeedPoller {
     }
     if (fresh.length > 0)
       await store.update(feed.url, { episodes: (store.get(feed.url)?.episodes ?? 0) + fresh.length });
-    return { published: fresh.length, podcastPublished };
+    return { published: fresh.length, podcastPublished, ...(rejected.length > 0 ? { rejected } : {}) };
   }
 }

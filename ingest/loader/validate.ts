@@ -1,5 +1,6 @@
 import type avro from 'avsc';
 import { loadSchema } from '../../schemas/avro-schemas.ts';
+import { textViolations } from '../../schemas/text-rules.ts';
 import type { TopicSpec } from '../../schemas/topics.ts';
 import {
   INGEST_RECORD_TYPES,
@@ -14,7 +15,8 @@ import {
  *
  * Checks, in order: the envelope (`type` one of the record types, `data` an object); the value
  * against its topic's Avro schema (every offending field by path: missing, wrong type, unknown
- * field, bad enum symbol); a few semantic rules (transcript line numbers increase, no interval
+ * field, bad enum symbol); text every store accepts (schemas/text-rules.ts: no NUL, no lone
+ * surrogate, ids at most 256 characters, other strings at most 100,000); a few semantic rules (transcript line numbers increase, no interval
  * ends before it starts); references (a transcript, segments, clips or ad reads of an unknown
  * episode, an episode or bias evaluation of an unknown podcast); and the encoded size against
  * the topic's largest record.
@@ -139,6 +141,16 @@ export function schemaErrors(type: avro.Type, data: unknown): IngestError[] {
   return errors;
 }
 
+/** Strings no store accepts (schemas/text-rules.ts): NUL, lone surrogates, over-long text or ids. */
+function textErrors(data: Record<string, unknown>): IngestError[] {
+  return textViolations(data, { limit: MAX_ERRORS }).map((v) => ({
+    field: fieldPath(v.path.map(String)),
+    reason: v.reason,
+  }));
+}
+
+const isIdField = (e: IngestError) => e.field === 'data.id' || e.field === 'data.episode_id';
+
 function semanticErrors(type: IngestRecordType, data: Record<string, unknown>): IngestError[] {
   const errors: IngestError[] = [];
   const interval = (path: string, item: { start_seconds?: unknown; end_seconds?: unknown }) => {
@@ -231,6 +243,9 @@ export function validateIngestRecord(record: unknown, ctx: ValidationContext): V
     ? undefined
     : `${t}:${spec.id(value)}`;
   if (errors.length > 0) return { ok: false, type: t, id, errors };
+
+  const text = textErrors(value);
+  if (text.length > 0) return { ok: false, type: t, id: text.some(isIdField) ? undefined : id, errors: text };
 
   const semantic = semanticErrors(t, value);
   if (semantic.length > 0) return { ok: false, type: t, id, errors: semantic };

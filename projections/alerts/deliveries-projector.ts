@@ -78,6 +78,9 @@ export function deliveriesProjector(state: StateStore): ProcessorDefinition<unkn
       return ok({ kind, value: record.value } as DeliveryItem);
     },
     sink: {
+      async probe() {
+        await state.query('SELECT 1');
+      },
       async write(items) {
         const deliveries = new Map<string, DeliveryRequested>();
         const channels = new Map<string, Record<string, unknown>>();

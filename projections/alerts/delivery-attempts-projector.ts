@@ -31,6 +31,11 @@ export function deliveryAttemptsProjector(
     groupId: 'projectors.delivery-attempts',
     inputs: [TOPICS.deliveriesAttempted],
     handle: (record) => ok(record.value),
-    sink: { write: (items) => writeAttempts(db, items) },
+    sink: {
+      write: (items) => writeAttempts(db, items),
+      probe: async () => {
+        await db.query('SELECT 1');
+      },
+    },
   };
 }

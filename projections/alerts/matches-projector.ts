@@ -15,6 +15,9 @@ export function matchesProjector(state: StateStore): ProcessorDefinition<AlertMa
     inputs: [TOPICS.alertMatches],
     handle: (record) => ok(record.value),
     sink: {
+      async probe() {
+        await state.query('SELECT 1');
+      },
       async write(items) {
         const unique = new Map(items.map((m) => [m.id, m]));
         const rows = [...unique.values()].map((m) => ({

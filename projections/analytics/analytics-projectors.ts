@@ -1,9 +1,4 @@
-import {
-  type DecodedRecord,
-  PermanentWriteError,
-  type ProcessorDefinition,
-  type Sink,
-} from '../../processors/consumer-runner.ts';
+import type { DecodedRecord, ProcessorDefinition, Sink } from '../../processors/consumer-runner.ts';
 import { ok, skip } from '../../processors/step-result.ts';
 import type {
   AdReads,
@@ -20,7 +15,7 @@ import type {
   Transcript,
 } from '../../schemas/generated/index.ts';
 import { TOPICS } from '../../schemas/topics.ts';
-import { AnalyticsQueryError, type AnalyticsStore, compactAnalytics } from './analytics-store.ts';
+import { type AnalyticsStore, compactAnalytics } from './analytics-store.ts';
 import {
   AD_FACTS,
   adReadsSet,
@@ -55,16 +50,6 @@ import {
  *   first marks every row of the older one deleted, so removed lines disappear too.
  */
 export type AnalyticsItem = { kind: 'row'; table: TableName; row: Row } | { kind: 'set'; set: EpisodeSet };
-
-/** ClickHouse error codes that mean "this data cannot be written", as opposed to "try again". */
-const DATA_ERRORS = new Set([6, 26, 27, 38, 41, 53, 69, 70, 72, 117, 130, 131, 241]);
-
-function classify(err: unknown): unknown {
-  if (err instanceof AnalyticsQueryError && err.code !== undefined && DATA_ERRORS.has(err.code)) {
-    return new PermanentWriteError(err.message);
-  }
-  return err;
-}
 
 /** Characters of encoded rows per insert (transcript words add up). */
 const INSERT_CHUNK_CHARS = 64 * 1024 * 1024;
@@ -227,6 +212,9 @@ export function analyticsSink(
 ): Sink<AnalyticsItem> {
   const writer = new EpisodeSetWriter(store);
   return {
+    async probe() {
+      await store.query('SELECT 1');
+    },
     async write(items) {
       const plain = new Map<TableName, Row[]>();
       const sets: EpisodeSet[] = [];
@@ -238,16 +226,13 @@ export function analyticsSink(
           plain.set(item.table, list);
         }
       }
-      try {
-        for (const [table, rows] of plain) await store.insert(table, TABLES[table], rows);
-        if (sets.length > 0) await writer.write(sets);
-        const episodeIds = new Set<string>();
-        for (const row of plain.get('episodes') ?? []) episodeIds.add(row[0] as string);
-        for (const set of sets) if (set.kind === 'ad_reads') episodeIds.add(set.episodeId);
-        await completeAdReads(store, [...episodeIds]);
-      } catch (err) {
-        throw classify(err);
-      }
+      // The store's errors say whether the data or the engine is at fault (AnalyticsQueryError).
+      for (const [table, rows] of plain) await store.insert(table, TABLES[table], rows);
+      if (sets.length > 0) await writer.write(sets);
+      const episodeIds = new Set<string>();
+      for (const row of plain.get('episodes') ?? []) episodeIds.add(row[0] as string);
+      for (const set of sets) if (set.kind === 'ad_reads') episodeIds.add(set.episodeId);
+      await completeAdReads(store, [...episodeIds]);
       if (sets.length > 0 && options.compact !== false) maybeCompact(store, sets.length, items.length);
     },
   };

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { errorKind, firstLine, statementShape } from '../store-errors.ts';
 
 /**
  * Analytics store port: a ClickHouse dialect engine for the projections the aggregate reads need.
@@ -29,15 +30,43 @@ export interface AnalyticsStore {
   close(): Promise<void>;
 }
 
-/** Raised by either adapter when the engine refuses a statement; carries the engine's code. */
+/**
+ * ClickHouse error codes that mean "this data cannot be written or read as given" (the same input
+ * fails the same way every time): cannot parse text / escape sequence / quoted string / input /
+ * date / datetime / number / array, type mismatch, argument out of bound, cannot convert, incorrect
+ * data, string too large, sizes of arrays differ, value out of range, memory limit (a batch too
+ * large: split, it fits).
+ */
+const DATA_ERRORS = new Set([6, 25, 26, 27, 38, 41, 53, 69, 70, 72, 117, 130, 131, 190, 241, 321, 457]);
+/**
+ * Codes that mean "try again": timeout, too many queries or parts, no free connection, socket
+ * timeout, network error, table read-only (replica), query cancelled, system error, cannot
+ * schedule, keeper, connection.
+ */
+const UNAVAILABLE_ERRORS = new Set([159, 164, 202, 203, 209, 210, 242, 252, 394, 425, 439, 999, 1000]);
+
+/**
+ * Raised by either adapter when the engine refuses a statement; carries the engine's code and the
+ * statement's shape (ClickHouse parameters are bound separately, so it holds no values), and says
+ * whether the refusal is about the data (`permanent`) or the engine (`transient`), as
+ * projections/store-errors.ts defines them.
+ */
 export class AnalyticsQueryError extends Error {
+  readonly permanent: boolean;
+  readonly transient: boolean;
+  readonly sql: string;
   constructor(
     message: string,
     readonly code: number | undefined,
-    readonly sql: string,
+    sql: string,
+    /** A lost connection or timeout reported without an engine code. */
+    unavailable = false,
   ) {
-    super(message);
+    super(firstLine(message));
     this.name = 'AnalyticsQueryError';
+    this.sql = statementShape(sql);
+    this.permanent = code !== undefined && DATA_ERRORS.has(code);
+    this.transient = unavailable || (code !== undefined && UNAVAILABLE_ERRORS.has(code));
   }
 }
 
@@ -45,6 +74,14 @@ export const CLICKHOUSE_SCHEMA_DIR = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
   '../../schemas/clickhouse',
 );
+
+/** The adapters' wrapping of an engine or client error, with its code when it has one. */
+export function analyticsError(err: unknown, sql: string, code: number | undefined): AnalyticsQueryError {
+  if (err instanceof AnalyticsQueryError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  const unavailable = code === undefined && (errorKind(err) === 'transient' || /timeout/i.test(message));
+  return new AnalyticsQueryError(message, code, sql, unavailable);
+}
 
 /** Splits a migration file into statements (each ends with `;` at the end of a line). */
 export function splitStatements(sql: string): string[] {

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import { Session } from 'chdb';
 import {
-  AnalyticsQueryError,
+  type AnalyticsQueryError,
   type AnalyticsStore,
+  analyticsError,
   INSERT_CHUNK_ROWS,
   type QueryParams,
 } from './analytics-store.ts';
@@ -106,6 +107,5 @@ export class ChdbAnalyticsStore implements AnalyticsStore {
 }
 
 function wrap(err: unknown, sql: string): AnalyticsQueryError {
-  const e = err as Error & { clickhouseCode?: number };
-  return new AnalyticsQueryError(e.message, e.clickhouseCode, sql);
+  return analyticsError(err, sql, (err as { clickhouseCode?: number }).clickhouseCode);
 }

@@ -2,8 +2,9 @@ import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { type ClickHouseClient, type ClickHouseSettings, createClient } from '@clickhouse/client';
 import {
-  AnalyticsQueryError,
+  type AnalyticsQueryError,
   type AnalyticsStore,
+  analyticsError,
   INSERT_CHUNK_ROWS,
   type QueryParams,
 } from './analytics-store.ts';
@@ -106,7 +107,7 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore {
 }
 
 function wrap(err: unknown, sql: string): AnalyticsQueryError {
-  const e = err as Error & { code?: string };
-  const code = e.code !== undefined && /^\d+$/.test(e.code) ? Number(e.code) : undefined;
-  return new AnalyticsQueryError(e.message, code, sql);
+  const e = err as { code?: unknown };
+  const code = typeof e.code === 'string' && /^\d+$/.test(e.code) ? Number(e.code) : undefined;
+  return analyticsError(err, sql, code);
 }

@@ -89,6 +89,9 @@ export function catalogProjector(
       return ok({ kind, value: record.value } as CatalogItem);
     },
     sink: {
+      async probe() {
+        await state.query('SELECT 1');
+      },
       async write(items) {
         const byKind = new Map<CatalogItem['kind'], Map<string, unknown>>();
         for (const item of items) {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@opensearch-project/opensearch';
 import { fuzziness, namePrefixes } from './name-match.ts';
+import { openSearchError } from './search-errors.ts';
 import type {
   ClipDoc,
   ClipHit,
@@ -334,8 +335,10 @@ export class OpenSearchSearchIndex implements SearchIndex {
       const res = await this.client.bulk({ index: this.name(index), body });
       if ((res.body as Json).errors) {
         const failed = (res.body as Json).items.find((i: Json) => i.index?.error);
-        throw new Error(
-          `bulk indexing into ${this.name(index)} failed: ${JSON.stringify(failed?.index?.error)}`,
+        throw openSearchError(
+          failed?.index?.error,
+          failed?.index?.status,
+          `bulk indexing into ${this.name(index)}`,
         );
       }
       for (const item of (res.body as Json).items) results.push(item.index);

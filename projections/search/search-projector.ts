@@ -131,6 +131,9 @@ export function searchProjector(options: SearchProjectorOptions): ProcessorDefin
       return ok({ ...compact, part });
     },
     sink: {
+      async probe() {
+        await options.index().stats();
+      },
       async write(items) {
         const index = options.index();
         const latest = new Map<string, PartItem>();
@@ -237,6 +240,9 @@ export function namesProjector(index: () => SearchIndex): ProcessorDefinition<un
       return skip(`not a catalog topic: ${record.topic}`);
     },
     sink: {
+      async probe() {
+        await index().stats();
+      },
       async write(items) {
         await index().upsertNames(items);
         index().scheduleRefresh();

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { stateStoreError } from './state-errors.ts';
 import type { StateStore, Transaction } from './state-store.ts';
 
 export class StateStoreLockedError extends Error {
@@ -42,6 +43,11 @@ function lock(dir: string): () => void {
   throw new Error(`could not lock ${dir}`);
 }
 
+/** An error PGlite raised itself (it carries the statement it ran), as opposed to a caller's. */
+function isEngineError(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && 'query' in err && 'severity' in err;
+}
+
 /** Embedded PostgreSQL (PGlite, WebAssembly) persisted in a directory; `dir` undefined = in memory. */
 export class PgliteStateStore implements StateStore {
   readonly kind = 'embedded';
@@ -56,23 +62,47 @@ export class PgliteStateStore implements StateStore {
     this.db = new PGlite(dir);
   }
 
+  /** Errors carry the SQLSTATE, message and statement shape, never parameters (state-errors.ts). */
   async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-    return (await this.db.query<T>(sql, params)).rows;
+    try {
+      return (await this.db.query<T>(sql, params)).rows;
+    } catch (err) {
+      throw stateStoreError(err, this.kind, sql);
+    }
   }
 
-  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
-    return this.db.transaction((tx) =>
-      fn({
-        query: async <R>(sql: string, params: unknown[] = []) => (await tx.query<R>(sql, params)).rows,
-        exec: async (sql: string) => {
-          await tx.exec(sql);
-        },
-      }),
-    );
+  async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    try {
+      return await this.db.transaction((tx) =>
+        fn({
+          query: async <R>(sql: string, params: unknown[] = []) => {
+            try {
+              return (await tx.query<R>(sql, params)).rows;
+            } catch (err) {
+              throw stateStoreError(err, this.kind, sql);
+            }
+          },
+          exec: async (sql: string) => {
+            try {
+              await tx.exec(sql);
+            } catch (err) {
+              throw stateStoreError(err, this.kind, sql);
+            }
+          },
+        }),
+      );
+    } catch (err) {
+      // What the callback threw passes unchanged; the engine's own (BEGIN, COMMIT) is classified.
+      throw isEngineError(err) ? stateStoreError(err, this.kind, 'BEGIN … COMMIT') : err;
+    }
   }
 
   async exec(sql: string): Promise<void> {
-    await this.db.exec(sql);
+    try {
+      await this.db.exec(sql);
+    } catch (err) {
+      throw stateStoreError(err, this.kind, sql);
+    }
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { StoreUnavailableError } from '../store-errors.ts';
 import { parseTimestamptz } from './pg-timestamps.ts';
+import { stateStoreError } from './state-errors.ts';
 import type { StateStore, Transaction } from './state-store.ts';
 
 const INT8_OID = 20;
@@ -96,7 +98,7 @@ export class PostgresStateStore implements StateStore {
   }
 
   private async pipelined(query: pg.QueryConfig): Promise<pg.QueryResult> {
-    if (this.closed) throw new Error('the state store is closed');
+    if (this.closed) throw new StoreUnavailableError('the state store is closed', { store: this.kind });
     const lane = this.lane();
     lane.inFlight++;
     try {
@@ -106,34 +108,58 @@ export class PostgresStateStore implements StateStore {
     }
   }
 
+  /**
+   * Errors carry the SQLSTATE, the message and the prepared statement's name and shape; never the
+   * parameters, nor `pg`'s `detail` (which quotes key values). See state-errors.ts.
+   */
   async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-    if (params.length === 0) return (await this.pool.query(sql)).rows as T[];
+    if (params.length === 0) {
+      try {
+        return (await this.pool.query(sql)).rows as T[];
+      } catch (err) {
+        throw stateStoreError(err, this.kind, sql);
+      }
+    }
     const run = READ.test(sql)
       ? (q: pg.QueryConfig) => this.pipelined(q)
       : (q: pg.QueryConfig) => this.pool.query(q);
+    const statement = prepared(sql, params);
     try {
-      return (await run(prepared(sql, params))).rows as T[];
+      return (await run(statement)).rows as T[];
     } catch (err) {
       // A migration by another process changed a table under a statement this connection prepared
       // ("cached plan must not change result type"): run it unprepared.
-      if ((err as { code?: string }).code !== STALE_PREPARED_PLAN) throw err;
-      return (await run({ text: sql, values: params })).rows as T[];
+      if ((err as { code?: string }).code !== STALE_PREPARED_PLAN)
+        throw stateStoreError(err, this.kind, sql, statement.name);
+      try {
+        return (await run({ text: sql, values: params })).rows as T[];
+      } catch (retryErr) {
+        throw stateStoreError(retryErr, this.kind, sql);
+      }
     }
   }
 
   async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await this.pool.connect().catch((err: unknown) => {
+      throw stateStoreError(err, this.kind, 'BEGIN');
+    });
+    const run = async (sql: string, params?: unknown[]) => {
+      try {
+        return await client.query(sql, params);
+      } catch (err) {
+        throw stateStoreError(err, this.kind, sql);
+      }
+    };
     try {
-      await client.query('BEGIN');
+      await run('BEGIN');
       const result = await fn({
         // Unprepared: a statement gone stale under a transaction could not be retried within it.
-        query: async <R>(sql: string, params: unknown[] = []) =>
-          (await client.query(sql, params)).rows as R[],
+        query: async <R>(sql: string, params: unknown[] = []) => (await run(sql, params)).rows as R[],
         exec: async (sql: string) => {
-          await client.query(sql);
+          await run(sql);
         },
       });
-      await client.query('COMMIT');
+      await run('COMMIT');
       return result;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -144,7 +170,11 @@ export class PostgresStateStore implements StateStore {
   }
 
   async exec(sql: string): Promise<void> {
-    await this.pool.query(sql);
+    try {
+      await this.pool.query(sql);
+    } catch (err) {
+      throw stateStoreError(err, this.kind, sql);
+    }
   }
 
   async close(): Promise<void> {

@@ -6,6 +6,7 @@ import {
   compactAnalytics,
   migrateAnalytics,
 } from '../../projections/analytics/analytics-store.ts';
+import { errorKind } from '../../projections/store-errors.ts';
 
 export interface AnalyticsStoreFixture {
   store: AnalyticsStore;
@@ -230,6 +231,20 @@ export function analyticsStoreContract(adapter: string, setup: () => Promise<Ana
       expect((err as AnalyticsQueryError).code).toBe(47);
       const bad = await store.insert(t, ['k', 'at'], [['x', 'not a time']]).catch((e: unknown) => e);
       expect(bad).toBeInstanceOf(AnalyticsQueryError);
+    });
+
+    it('says whether a refusal is about the data (permanent) or not, and quotes no row in its message', async () => {
+      const row = (k: string, n: unknown) => [k, 1000, n, 1, 0, null, [], 1, 0];
+      const surrogate = await store.insert(t, columns, [row('half \ud83d pair', 1)]).catch((e: unknown) => e);
+      expect(surrogate).toBeInstanceOf(AnalyticsQueryError);
+      expect(errorKind(surrogate)).toBe('permanent');
+      const negative = await store.insert(t, columns, [row('secret-key-value', -1)]).catch((e: unknown) => e);
+      expect(errorKind(negative)).toBe('permanent');
+      expect((negative as Error).message).not.toContain('\n');
+      expect((negative as Error).message).not.toContain('secret-key-value');
+      // A mistake in the statement is neither: it is not the data's fault, nor worth retrying.
+      const unknown = await store.query(`SELECT no_such_column FROM ${t}`).catch((e: unknown) => e);
+      expect(errorKind(unknown)).toBe('unknown');
     });
   });
 }

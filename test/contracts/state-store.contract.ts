@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../projections/state/migrations.ts';
 import { type StateStore, sqlState, UNIQUE_VIOLATION } from '../../projections/state/state-store.ts';
+import { errorKind } from '../../projections/store-errors.ts';
 
 export interface StateStoreFixture {
   store: StateStore;
@@ -88,6 +89,36 @@ export function stateStoreContract(adapter: string, setup: () => Promise<StateSt
         .query(`INSERT INTO ${table} (id) VALUES ($1)`, ['dup'])
         .catch((e: unknown) => e);
       expect(sqlState(err)).toBe(UNIQUE_VIOLATION);
+    });
+
+    it('refuses text it cannot store as a permanent data error that carries no parameter values', async () => {
+      const secret = 'secret-param-value';
+      for (const [sql, params, code] of [
+        [`INSERT INTO ${table} (id, n) VALUES ($1, $2)`, [`${secret}\u0000`, 1], '22021'],
+        [
+          `INSERT INTO ${table} (id, doc) SELECT id, NULL FROM jsonb_to_recordset($1::jsonb) AS x(id text)`,
+          [JSON.stringify([{ id: `${secret}\u0000` }])],
+          '22P05',
+        ],
+        [`SELECT * FROM ${table} WHERE id = $1`, [`${secret}\u0000`], '22021'],
+      ] as const) {
+        const err = await store.query(sql, [...params]).catch((e: unknown) => e);
+        expect(errorKind(err), sql).toBe('permanent');
+        expect(sqlState(err)).toBe(code);
+        const logged = JSON.stringify({ ...(err as object), message: (err as Error).message });
+        expect(logged).not.toContain(secret);
+        expect((err as { statement?: string }).statement).toContain(table);
+      }
+      const inTx = await store
+        .transaction((tx) => tx.query(`INSERT INTO ${table} (id) VALUES ($1)`, ['nul\u0000']))
+        .catch((e: unknown) => e);
+      expect(errorKind(inTx)).toBe('permanent');
+      // A mistake in the statement is not the data's fault.
+      const mistake = await store
+        .query('SELECT no_such_column FROM schema_migrations WHERE name = $1', ['x'])
+        .catch((e: unknown) => e);
+      expect(errorKind(mistake)).toBe('unknown');
+      expect(sqlState(mistake)).toBe('42703');
     });
 
     it('answers many statements at once, each with its own rows, and a failing one fails alone', async () => {

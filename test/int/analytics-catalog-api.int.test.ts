@@ -478,6 +478,10 @@ describe('catalog, advertising, ranking, bias, episode and transcript reads', ()
         .map((p) => p.id)
         .sort(),
     );
+    // An unknown publisher has no podcasts: an empty list, not an error.
+    const unknown = await get(`/v1/podcasts?${qs({ publisher_id: 'no-such-publisher' })}`);
+    expect(unknown.status).toBe(200);
+    expect(unknown.body).toEqual({ data: [], has_more: false });
     const pub = await get(`/v1/podcasts/publishers/${publisher.slug}`);
     expect(pub.body).toMatchObject({
       id: publisher.id,

@@ -23,6 +23,10 @@ const episode = (i: number, title = `Episode ${i}`): EpisodePublished => ({
   title,
 });
 
+/** What a store that is down throws: a refused connection (classified transient). */
+const connectionRefused = () =>
+  Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+
 /** A sink that records what it was given and can be told to fail. */
 class RecordingSink {
   written: string[] = [];
@@ -30,15 +34,25 @@ class RecordingSink {
   largest = 0;
   failNext = 0;
   poison = new Set<string>();
+  /** Items the sink refuses with an error nobody classified (neither permanent nor transient). */
+  unclassified = new Set<string>();
+  /** Whether the store answers the runner's probe. */
+  answers = true;
+  probes = 0;
   async write(items: string[]) {
     this.calls++;
     this.largest = Math.max(this.largest, items.length);
     if (this.failNext > 0) {
       this.failNext--;
-      throw new Error('store unavailable');
+      throw connectionRefused();
     }
     if (items.some((i) => this.poison.has(i))) throw new PermanentWriteError('constraint violated');
+    if (items.some((i) => this.unclassified.has(i))) throw new Error('something odd about this batch');
     this.written.push(...items);
+  }
+  async probe() {
+    this.probes++;
+    if (!this.answers) throw connectionRefused();
   }
 }
 
@@ -189,9 +203,11 @@ describe('consumer runner', () => {
     await bb.producer.send(TOPICS.episodes, [{ key: 'ep_1', value: episode(1) }]);
     const sink = new RecordingSink();
     sink.failNext = Number.MAX_SAFE_INTEGER;
-    const r = await start(sink, undefined, { retryBaseMs: 50, retryMaxMs: 50 });
-    await waitFor(() => sink.calls >= 2, { what: 'attempts' });
+    const r = await start(sink, undefined, { retryBaseMs: 10, retryMaxMs: 20 });
+    // More attempts than an unclassified error gets: a store that is down is never the data's fault.
+    await waitFor(() => sink.calls >= 12, { what: 'attempts' });
     expect(await totalLag(r)).toBe(1);
+    expect(await deadLetters()).toEqual([]);
     const groupId = r.groupId;
     await r.stop().catch(() => undefined);
     runner = undefined;
@@ -213,6 +229,66 @@ describe('consumer runner', () => {
     expect(dlq).toHaveLength(1);
     expect(dlq[0]).toMatchObject({ key: 'ep_13', step: 'write' });
     expect(dlq[0]!.reason).toMatch(/constraint violated/);
+  });
+
+  it('dead-letters a record the sink keeps refusing with an unclassified error while its store answers', async () => {
+    await bb.producer.send(
+      TOPICS.episodes,
+      Array.from({ length: 20 }, (_, i) => ({ key: `ep_${i}`, value: episode(i) })),
+    );
+    const sink = new RecordingSink();
+    sink.unclassified.add('Episode 7');
+    const r = await start(sink, undefined, { maxBatchItems: 1000, maxBatchWaitMs: 200 });
+    await waitFor(async () => (await totalLag(r)) === 0, { what: 'lag 0', timeoutMs: 15_000 });
+    expect(sink.written.sort()).toEqual(
+      Array.from({ length: 20 }, (_, i) => `Episode ${i}`)
+        .filter((t) => t !== 'Episode 7')
+        .sort(),
+    );
+    const dlq = await deadLetters();
+    expect(dlq).toHaveLength(1);
+    expect(dlq[0]).toMatchObject({
+      key: 'ep_7',
+      step: 'write',
+      source_topic: TOPICS.episodes.name,
+      consumer_group: r.groupId,
+    });
+    expect(dlq[0]!.reason).toMatch(
+      /^write failed: something odd about this batch \(\d+ attempts; the store answers\)$/,
+    );
+    expect(sink.probes).toBeGreaterThan(0);
+    expect(r.stats.deadLetteredBy).toEqual({ decode: 0, handle: 0, write: 1 });
+  });
+
+  it('keeps retrying an unclassified failure while the store does not answer its probe, and writes once it does', async () => {
+    await bb.producer.send(TOPICS.episodes, [{ key: 'ep_1', value: episode(1) }]);
+    const sink = new RecordingSink();
+    sink.unclassified.add('Episode 1');
+    sink.answers = false;
+    const r = await start(sink, undefined, { maxUnclassifiedAttempts: 2 });
+    await waitFor(() => sink.probes >= 3, { what: 'several probes' });
+    expect(await totalLag(r)).toBe(1);
+    expect(await deadLetters()).toEqual([]);
+    sink.answers = true;
+    sink.unclassified.clear();
+    await waitFor(async () => (await totalLag(r)) === 0, { what: 'written once the store is back' });
+    expect(sink.written).toEqual(['Episode 1']);
+    expect(await deadLetters()).toEqual([]);
+  });
+
+  it('stops at once even while a batch waits out a long backoff', async () => {
+    await bb.producer.send(TOPICS.episodes, [{ key: 'ep_1', value: episode(1) }]);
+    const sink = new RecordingSink();
+    sink.failNext = Number.MAX_SAFE_INTEGER;
+    const r = await start(sink, undefined, { retryBaseMs: 60_000, retryMaxMs: 60_000 });
+    await waitFor(() => sink.calls >= 1, { what: 'a first attempt' });
+    await new Promise((resolve) => setTimeout(resolve, 100)); // now in a backoff of up to a minute
+    const groupId = r.groupId;
+    const stopping = Date.now();
+    await r.stop();
+    runner = undefined;
+    expect(Date.now() - stopping).toBeLessThan(1_000);
+    expect((await bb.log.groupLag(groupId, [TOPICS.episodes.name])).reduce((s, p) => s + p.lag, 0)).toBe(1);
   });
 
   it('writes and commits what it holds when stopped', async () => {

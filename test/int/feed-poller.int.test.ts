@@ -241,4 +241,30 @@ describe('feed poller', () => {
     now += 15 * 60_000;
     expect((await poller.pollDue()).map((r) => r.url.replace(base, ''))).toEqual(['/moved.xml', '/gone.xml']);
   });
+
+  it('refuses items holding text no store accepts, naming the field, and publishes the rest', async () => {
+    const url = `${base}/feed.xml`;
+    await store.add(url, parseInterval('15m'), podcastIdForFeed(url), now);
+    items = [
+      { guid: 'ledger-nul', title: 'Rates \u0000 and you', date: 'Mon, 17 Nov 2025 06:00:00 GMT' },
+      { guid: 'g'.repeat(300), title: 'A guid too long to be a key', date: 'Mon, 17 Nov 2025 07:00:00 GMT' },
+      { guid: 'ledger-2', title: 'Chips and tariffs', date: 'Tue, 18 Nov 2025 06:00:00 GMT' },
+    ];
+    const result = await poller.pollOnce(url);
+    expect(result).toMatchObject({ status: 200, published: 1, podcastPublished: true });
+    expect(result.rejected).toEqual([
+      {
+        guid: 'ledger-nul',
+        errors: [
+          { field: 'data.title', reason: 'must not contain the NUL character (U+0000)' },
+          { field: 'data.description', reason: 'must not contain the NUL character (U+0000)' },
+        ],
+      },
+      { guid: 'g'.repeat(300), errors: [{ field: 'data.guid', reason: 'must be at most 256 characters' }] },
+    ]);
+    const episodes = (await readTopic<EpisodePublished>(bb.log, bb.codec, TOPICS.episodes)).map(
+      (e) => e.value,
+    );
+    expect(episodes.map((e) => e.guid)).toEqual(['ledger-2']);
+  });
 });

@@ -52,7 +52,16 @@ describe('NDJSON loader', () => {
     const orphan = json('Transcript');
     orphan.episode_id = 'ep_nobody';
     const huge = json('Segments');
-    huge.segments[0].description = 'a very long description '.repeat(50_000);
+    // Every string within the text bound, the record over its topic's.
+    huge.segments[0].description = 'a very long description '.repeat(3_500);
+    huge.segments = Array.from({ length: 14 }, (_, i) => ({
+      ...huge.segments[0],
+      id: `seg_${i}`,
+      number: i,
+    }));
+    const nul = json('Podcast');
+    nul.id = 'pod_nul';
+    nul.title = 'A NUL \u0000 in the title';
     fs.writeFileSync(
       file,
       [
@@ -70,11 +79,12 @@ describe('NDJSON loader', () => {
         line('ad_reads', json('AdReads')), // 12
         line('sponsor', {}), // 13 unknown type
         'x'.repeat(5 * 1024 * 1024), // 14 longer than the input limit below
+        line('podcast', nul), // 15 text no store accepts
       ].join('\n'),
     );
     const report = await loadNdjson(file, { producer: bb.producer, state, maxLineBytes: 4 * 1024 * 1024 });
     expect(report.produced).toBe(6);
-    expect(report.rejected).toBe(7);
+    expect(report.rejected).toBe(8);
     expect(report.lines).toBe(3);
     const rejects = fs
       .readFileSync(rejectsFileFor(file), 'utf8')
@@ -89,6 +99,7 @@ describe('NDJSON loader', () => {
       [8, 'data'],
       [13, 'type'],
       [14, '(line)'],
+      [15, 'data.title'],
     ]);
     expect(rejects[0]!.reason).toMatch(/^malformed JSON/);
     expect(rejects[1]!.reason).toBe('missing required field (a string)');
@@ -99,6 +110,7 @@ describe('NDJSON loader', () => {
     );
     expect(rejects[5]!.reason).toMatch(/^expected one of publisher, podcast/);
     expect(rejects[6]!.reason).toBe('line of 5242880 bytes exceeds the 4194304-byte input limit');
+    expect(rejects[7]!.reason).toBe('must not contain the NUL character (U+0000)');
     expect(rejects[1]!.type).toBe('episode');
     expect(rejects[1]!.id).toBe('episode:ep_no_title');
     expect(rejects[4]!.raw.length).toBeLessThanOrEqual(2001);

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
 import { type ApiSettings, buildApp } from '../../api/app.ts';
 import type { IngestServices } from '../../api/routes/ingest.ts';
-import { silentLogger } from '../../infra/logger.ts';
+import { type Logger, silentLogger } from '../../infra/logger.ts';
 import { Readiness } from '../../infra/readiness.ts';
 import type { AnalyticsStore } from '../../projections/analytics/analytics-store.ts';
 import { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
+import type { SearchIndex } from '../../projections/search/search-index.ts';
 import { Accounts } from '../../projections/state/accounts.ts';
 import { migrate } from '../../projections/state/migrations.ts';
 import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
@@ -30,6 +30,8 @@ export async function testApi(
     analytics?: AnalyticsStore;
     /** Serves batch ingest with these (tokens are made on the test's state store). */
     ingest?: (state: PgliteStateStore) => IngestServices;
+    /** Serves the search routes over this index (no embeddings: semantic search answers 503). */
+    searchIndex?: SearchIndex;
     /** Logs here instead of nowhere (e.g. a logger writing to a captured stream). */
     logger?: Logger;
   } = {},
@@ -64,6 +66,17 @@ export async function testApi(
       delivery,
       analytics: options.analytics,
       ingest: options.ingest?.(state),
+      ...(options.searchIndex
+        ? {
+            search: {
+              index: options.searchIndex,
+              catalog,
+              state,
+              embeddings: () => undefined,
+              semanticUnavailableReason: () => 'no embeddings model in this test',
+            },
+          }
+        : {}),
     },
     settings: { ...TEST_SETTINGS, ...settings },
   });

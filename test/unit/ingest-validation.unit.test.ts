@@ -94,11 +94,44 @@ describe('validateIngestRecord', () => {
 
   it("rejects a record larger than its topic's limit", () => {
     const s = json('Segments');
-    s.segments[0].description = 'x'.repeat(1024 * 1024);
+    // Each string within the text bound, the record over its topic's.
+    s.segments[0].description = 'x'.repeat(90_000);
+    s.segments = Array.from({ length: 12 }, (_, i) => ({ ...s.segments[0], id: `seg_${i}`, number: i }));
     const r = validateIngestRecord({ type: 'segments', data: s }, known);
     expect(r.ok ? null : r.errors[0]!.reason).toMatch(
       /^record of \d+ bytes exceeds the 1048576-byte limit of topic episodes.segments$/,
     );
+  });
+
+  it('refuses text no store accepts — NUL, lone surrogates, over-long ids and text — naming each field', () => {
+    const podcast = json('Podcast');
+    podcast.title = 'Nul\u0000Title';
+    podcast.hosts = ['ok', 'half \ud83d pair'];
+    podcast.categories[0].slug = 's'.repeat(257);
+    podcast.description = 'd'.repeat(100_001);
+    const r = validateIngestRecord({ type: 'podcast', data: podcast }, known);
+    expect(r.ok ? null : r.errors).toEqual([
+      { field: 'data.title', reason: 'must not contain the NUL character (U+0000)' },
+      { field: 'data.description', reason: 'must be at most 100,000 characters' },
+      { field: 'data.categories.0.slug', reason: 'must be at most 256 characters' },
+      { field: 'data.hosts.1', reason: 'must be valid Unicode (a lone UTF-16 surrogate is not)' },
+    ]);
+    const transcript = json('Transcript');
+    transcript.lines[2].text = 'said \u0000 this';
+    const t = validateIngestRecord({ type: 'transcript', data: transcript }, known);
+    expect(t.ok ? null : t.errors).toEqual([
+      { field: 'data.lines.2.text', reason: 'must not contain the NUL character (U+0000)' },
+    ]);
+    expect(t.ok ? null : t.id).toBe('transcript:ep_91d2c4');
+    const entity = json('Entity');
+    entity.id = 'ent_\u0000';
+    const e = validateIngestRecord({ type: 'entity', data: entity }, known);
+    expect(e.ok ? null : [e.id, e.errors[0]!.field]).toEqual([undefined, 'data.id']);
+    // Accents, emoji (a surrogate pair) and long ordinary text are fine.
+    const fine = json('Podcast');
+    fine.title = 'Café 🎙️ — ünïcode';
+    fine.description = 'd'.repeat(100_000);
+    expect(validateIngestRecord({ type: 'podcast', data: fine }, known).ok).toBe(true);
   });
 
   it('parses lines, naming malformed JSON', () => {
