@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import { AdvertisingQueries } from '../../projections/analytics/advertising-queries.ts';
+import { NO_MATCH } from '../../projections/analytics/analytics-store.ts';
 import { ChartQueries } from '../../projections/analytics/chart-queries.ts';
 import { EpisodeQueries } from '../../projections/analytics/episode-queries.ts';
 import type { EntityRow, PodcastRow, PublisherRow } from '../../projections/catalog/catalog-reader.ts';
@@ -262,7 +263,8 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
       const limit = q.limit ?? 25;
       const after = decodeCursor(endpoint, q.cursor, POD_POSITION);
       const publisher =
-        q.publisher_id !== undefined ? ((await catalog.publisher(q.publisher_id))?.id ?? '\u0000') : null;
+        q.publisher_id !== undefined ? ((await catalog.publisher(q.publisher_id))?.id ?? NO_MATCH) : null;
+      if (publisher === NO_MATCH) return { data: [], has_more: false };
       const lang = q.language ? q.language.split(/[-_]/)[0]!.toLowerCase() : null;
       const rows = await state.query<PodcastRow>(
         `SELECT * FROM catalog_podcasts

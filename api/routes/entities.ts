@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
-import { MentionQueries, NO_MATCH, type TopEntityRow } from '../../projections/analytics/mention-queries.ts';
+import { NO_MATCH } from '../../projections/analytics/analytics-store.ts';
+import { MentionQueries, type TopEntityRow } from '../../projections/analytics/mention-queries.ts';
 import { DAY_MS } from '../../projections/analytics/time-buckets.ts';
 import { decodeCursor, encodeCursor, ListEnvelope, pageQuery, pageQueryAll } from '../pagination.ts';
 import { invalidParameter, problem } from '../problem.ts';

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
+import { NO_MATCH } from '../../projections/analytics/analytics-store.ts';
 import { EpisodeQueries } from '../../projections/analytics/episode-queries.ts';
 import {
   type Change,
@@ -318,7 +319,7 @@ export const mentionRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
       const window = resolveWindow(q, WINDOW);
       const entity = await resolveSubject(catalog, q);
       const scope = await resolveScope(catalog, entity, q);
-      if (q.episode_id !== undefined) scope.episodeId = (await catalog.episode(q.episode_id))?.id ?? '\u0000';
+      if (q.episode_id !== undefined) scope.episodeId = (await catalog.episode(q.episode_id))?.id ?? NO_MATCH;
       const endpoint = 'mentions';
       const limit = q.limit ?? 25;
       const after = decodeCursor(endpoint, q.cursor, LINE_POSITION);

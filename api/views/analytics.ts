@@ -1,10 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import type { AnalyticsStore } from '../../projections/analytics/analytics-store.ts';
-import {
-  type GuestCriteria,
-  type MentionScope,
-  NO_MATCH,
-  type SpeakerRole,
+import { type AnalyticsStore, NO_MATCH } from '../../projections/analytics/analytics-store.ts';
+import type {
+  GuestCriteria,
+  MentionScope,
+  SpeakerRole,
 } from '../../projections/analytics/mention-queries.ts';
 import { primaryLanguage } from '../../projections/analytics/rows.ts';
 import type {

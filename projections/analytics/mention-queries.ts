@@ -1,4 +1,4 @@
-import type { AnalyticsStore, QueryParams } from './analytics-store.ts';
+import { type AnalyticsStore, idFilter, type QueryParams, type ScopeId } from './analytics-store.ts';
 import { occupationTerm, slugOf } from './occupations.ts';
 import { bucketSql, type Interval, type Window } from './time-buckets.ts';
 
@@ -29,10 +29,10 @@ export interface GuestCriteria {
 
 export interface MentionScope {
   entityId: string;
-  /** Resolved podcast id; a reference that resolved to nothing matches nothing (pass NO_MATCH). */
-  podcastId?: string;
-  publisherId?: string;
-  episodeId?: string;
+  /** Resolved podcast id; a reference that resolved to nothing matches nothing (NO_MATCH). */
+  podcastId?: ScopeId;
+  publisherId?: ScopeId;
+  episodeId?: ScopeId;
   /** Role of the speaker of the mentioning line; absent for any speaker. */
   role?: SpeakerRole;
   includeAds: boolean;
@@ -40,9 +40,6 @@ export interface MentionScope {
   lang?: string;
   guest?: GuestCriteria;
 }
-
-/** An id no row has: the scope of a reference that resolves to nothing. */
-export const NO_MATCH = '\u0000';
 
 export interface Counts {
   mentions: number;
@@ -202,18 +199,20 @@ export class MentionQueries {
   private async source(scope: MentionScope, params: QueryParams, lines = false): Promise<Source> {
     params.entity = scope.entityId;
     const where = ['entity_id = {entity:String}', `published_at >= ${LO}`, `published_at < ${HI}`];
-    if (scope.podcastId !== undefined) {
-      params.podcast = scope.podcastId;
-      where.push('podcast_id = {podcast:String}');
-    }
+    if (scope.podcastId !== undefined)
+      where.push(idFilter(params, 'podcast', scope.podcastId, 'podcast_id = {podcast:String}'));
     if (scope.publisherId !== undefined) {
-      params.publisher = scope.publisherId;
-      where.push('podcast_id IN (SELECT id FROM podcasts FINAL WHERE publisher_id = {publisher:String})');
+      where.push(
+        idFilter(
+          params,
+          'publisher',
+          scope.publisherId,
+          'podcast_id IN (SELECT id FROM podcasts FINAL WHERE publisher_id = {publisher:String})',
+        ),
+      );
     }
-    if (scope.episodeId !== undefined) {
-      params.episode = scope.episodeId;
-      where.push('episode_id = {episode:String}');
-    }
+    if (scope.episodeId !== undefined)
+      where.push(idFilter(params, 'episode', scope.episodeId, 'episode_id = {episode:String}'));
     if (scope.lang !== undefined) {
       params.lang = scope.lang;
       where.push('lang = {lang:String}');
@@ -492,7 +491,7 @@ export class MentionQueries {
     window: Window,
     options: {
       ids?: string[];
-      podcastId?: string;
+      podcastId?: ScopeId;
       categorySlug?: string;
       after?: { m: number; id: string };
       limit: number;
@@ -504,10 +503,8 @@ export class MentionQueries {
       params.ids = options.ids;
       where.push('entity_id IN {ids:Array(String)}');
     }
-    if (options.podcastId !== undefined) {
-      params.podcast = options.podcastId;
-      where.push('podcast_id = {podcast:String}');
-    }
+    if (options.podcastId !== undefined)
+      where.push(idFilter(params, 'podcast', options.podcastId, 'podcast_id = {podcast:String}'));
     if (options.categorySlug !== undefined) {
       params.category = options.categorySlug;
       where.push('entity_id IN (SELECT id FROM entities FINAL WHERE category_slug = {category:String})');
