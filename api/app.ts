@@ -7,6 +7,7 @@ import type { AnalyticsStore } from '../projections/analytics/analytics-store.ts
 import type { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import type { Accounts } from '../projections/state/accounts.ts';
 import type { StateStore } from '../projections/state/state-store.ts';
+import { finiteNumbers } from './finite-numbers.ts';
 import { authenticationPlugin } from './plugins/authentication.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
 import { problemsPlugin } from './plugins/problems.ts';
@@ -71,6 +72,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: settings.bodyLimitBytes,
     ajv: {
       customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true },
+      // Coercion turns `Infinity` into a number that skips minimum/maximum: refuse non-finite numbers.
+      plugins: [finiteNumbers],
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -156,8 +156,21 @@ function schemas(dims: number): Record<TableName, Schema> {
 /** Columns each table filters on, by SearchFilter field. */
 const FILTER_COLUMNS: Record<TableName, FilterFields> = FILTER_FIELDS;
 
+/**
+ * Filters are SQL predicates (DataFusion), so every value is written as a typed literal and
+ * nothing else reaches the text: a string is quoted with its quotes doubled (backslashes are
+ * literal in DataFusion strings), a number only when it is finite (`Infinity` would read as a
+ * column name), and column names come from FILTER_FIELDS, never from input.
+ */
 export function sqlString(value: string): string {
+  if (typeof value !== 'string') throw new TypeError(`a filter string is a ${typeof value}`);
   return `'${value.replaceAll("'", "''")}'`;
+}
+
+export function sqlNumber(value: number): string {
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw new RangeError(`a filter number must be finite, not ${String(value)}`);
+  return String(value);
 }
 
 function inList(column: string, values: readonly string[]): string {
@@ -188,11 +201,11 @@ export function filterSql(table: TableName, filter: SearchFilter): string | unde
   ids('segmentIds', filter.segmentIds);
   ids('speakerPersonIds', filter.speakerPersonIds);
   if (filter.publishedFrom !== undefined)
-    clauses.push(`${column('publishedFrom')} >= ${Number(filter.publishedFrom)}`);
+    clauses.push(`${column('publishedFrom')} >= ${sqlNumber(filter.publishedFrom)}`);
   if (filter.publishedBefore !== undefined)
-    clauses.push(`${column('publishedBefore')} < ${Number(filter.publishedBefore)}`);
+    clauses.push(`${column('publishedBefore')} < ${sqlNumber(filter.publishedBefore)}`);
   if (filter.minEngagement !== undefined)
-    clauses.push(`${column('minEngagement')} >= ${Number(filter.minEngagement)}`);
+    clauses.push(`${column('minEngagement')} >= ${sqlNumber(filter.minEngagement)}`);
   for (const field of ['keys', 'segmentKeys', 'clipKeys'] as const) {
     for (const group of filter[field] ?? []) {
       clauses.push(group.length === 0 ? 'false' : anyOf(column(field), group));

@@ -237,6 +237,25 @@ describe('API platform', () => {
       });
     });
 
+    it('422 for numbers that are not finite, before they reach a query', async () => {
+      const lists = [
+        projectsUrl(),
+        `/v1/organizations/${api.org.id}/notification-emails`,
+        `/v1/projects/${api.projects.business}/webhooks/connections`,
+        `/v1/projects/${api.projects.business}/alerts`,
+      ];
+      for (const url of lists) {
+        for (const value of ['Infinity', '-Infinity', '%2BInfinity', '1e400', '-1e999']) {
+          const res = await app.inject({ method: 'GET', url: `${url}?limit=${value}`, headers: key() });
+          const body = expectProblem(res, 422, 'validation_error');
+          expect(
+            body.errors.map((e) => e.location),
+            `${url} ${value}`,
+          ).toEqual(['query.limit']);
+        }
+      }
+    });
+
     it('ignores unknown query parameters', async () => {
       const res = await app.inject({
         method: 'GET',
