@@ -57,9 +57,9 @@ export function finiteNumbers<A extends object>(instance: A): A {
     const checked: ValidateFunction = (data, context) => {
       const ok = validate(data, context);
       checked.errors = validate.errors;
-      if (ok !== true) return ok;
+      if (typeof ok !== 'boolean') return ok;
       const at = nonFiniteAt(data);
-      if (at === undefined) return true;
+      if (at === undefined) return ok;
       const error: AjvError = {
         instancePath: at,
         schemaPath: '#',
@@ -67,7 +67,8 @@ export function finiteNumbers<A extends object>(instance: A): A {
         params: { type: 'number' },
         message: 'must be a finite number',
       };
-      checked.errors = [error];
+      // Reported with whatever else is wrong (ajv collects every error here).
+      checked.errors = [...(validate.errors ?? []), error];
       return false;
     };
     // fastify passes the parent of a root value to ajv validators (marked by `schemaEnv`).
