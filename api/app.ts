@@ -8,6 +8,7 @@ import type { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import type { Accounts } from '../projections/state/accounts.ts';
 import type { StateStore } from '../projections/state/state-store.ts';
 import { finiteNumbers } from './finite-numbers.ts';
+import { Cursors } from './pagination.ts';
 import { authenticationPlugin } from './plugins/authentication.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
 import { problemsPlugin } from './plugins/problems.ts';
@@ -78,6 +79,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addSchema(ProblemSchema);
+  // Cursors are signed with a key derived from the secrets key, which every API process shares.
+  app.decorate('cursors', new Cursors(services.delivery.box));
   await app.register(problemsPlugin, { docsUrl: settings.docsUrl });
   await app.register(openapiPlugin, { publicUrl: settings.publicUrl, docsUrl: settings.docsUrl });
   await app.register(authenticationPlugin, { accounts: services.accounts, docsUrl: settings.docsUrl });
@@ -124,7 +127,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       catalog: services.catalog,
       state: services.state,
       dashboardUrl: settings.dashboardUrl,
-      ...(search ? { searchPodcasts: (p: { q: string }) => searchPodcasts(search, p) } : {}),
+      ...(search ? { searchPodcasts: (p: { q: string }) => searchPodcasts(search, app.cursors, p) } : {}),
     });
   }
   return app as unknown as FastifyInstance;

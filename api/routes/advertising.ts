@@ -5,7 +5,7 @@ import { type AdCounts, AdvertisingQueries } from '../../projections/analytics/a
 import { NO_MATCH, type ScopeId } from '../../projections/analytics/analytics-store.ts';
 import { slugOf } from '../../projections/analytics/occupations.ts';
 import type { EntityRow } from '../../projections/catalog/catalog-reader.ts';
-import { decodeCursor, encodeCursor, ListEnvelope, pageQuery } from '../pagination.ts';
+import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { requirePremiumEndpoint } from '../premium.ts';
 import { StringEnum, Timestamp, withProblems } from '../schemas.ts';
 import { type AnalyticsRouteOptions, notFound, WindowQuery } from '../views/analytics.ts';
@@ -272,13 +272,13 @@ export const advertisingRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions>
       const { rows } = await trends(q.window_days ?? 7, q.min_podcast_reach ?? 3);
       const endpoint = `sponsor-trends:${q.window_days ?? 7}:${q.min_podcast_reach ?? 3}`;
       const limit = q.limit ?? 25;
-      const offset = decodeCursor(endpoint, q.cursor, Type.Integer({ minimum: 0 })) ?? 0;
+      const offset = app.cursors.decode(endpoint, q.cursor, Position.offset()) ?? 0;
       const page = await trendViews(rows.slice(offset, offset + limit));
       const out: Static<ReturnType<typeof ListEnvelope<typeof TrendRow>>> = {
         data: page,
         has_more: offset + limit < rows.length,
       };
-      if (out.has_more) out.cursor = encodeCursor(endpoint, offset + limit);
+      if (out.has_more) out.cursor = app.cursors.encode(endpoint, offset + limit);
       return out;
     },
   );

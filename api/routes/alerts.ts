@@ -35,7 +35,7 @@ import type { AnalyticsStore } from '../../projections/analytics/analytics-store
 import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import type { Principal } from '../../projections/state/accounts.ts';
 import type { StateStore } from '../../projections/state/state-store.ts';
-import { decodeCursor, encodeCursor, ListEnvelope, pageOf, pageQuery } from '../pagination.ts';
+import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { principalOf } from '../plugins/authentication.ts';
 import { type FieldError, problem } from '../problem.ts';
 import { withProblems } from '../schemas.ts';
@@ -98,9 +98,9 @@ type PatchBody = Static<typeof PatchAlertBody>;
 const AlertParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
 const ProjectParams = Type.Object({ projectId: Type.String({ maxLength: 200 }) });
 
-const LIST_POSITION = Type.Object({ c: Type.String(), i: Type.String() });
-const TIME_POSITION = Type.Object({ d: Type.String(), i: Type.String() });
-const INDEX_POSITION = Type.Integer({ minimum: 0 });
+const LIST_POSITION = Type.Object({ c: Position.instant(), i: Position.id() });
+const TIME_POSITION = Type.Object({ d: Position.instant(), i: Position.id() });
+const INDEX_POSITION = Position.offset();
 
 function ownProject(principal: Principal, ref: string): void {
   const p = principal.project;
@@ -464,14 +464,14 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{
     ownProject(principal, projectId);
     const endpoint = 'project-alerts';
     const limit = query.limit ?? 25;
-    const after = decodeCursor(endpoint, query.cursor, LIST_POSITION);
+    const after = app.cursors.decode(endpoint, query.cursor, LIST_POSITION);
     const rows = await store.list(
       principal.project.id,
       after ? { created_at: after.c, id: after.i } : undefined,
       limit + 1,
     );
     const names = await entityNames(catalog, rows);
-    return pageOf(
+    return app.cursors.page(
       endpoint,
       rows,
       limit,
@@ -692,12 +692,12 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{
       const alert = await alertHistoryFor(request, request.params.id);
       const endpoint = `alert-matches:${alert.id}`;
       const limit = request.query.limit ?? 25;
-      const after = decodeCursor(endpoint, request.query.cursor, TIME_POSITION);
+      const after = app.cursors.decode(endpoint, request.query.cursor, TIME_POSITION);
       const page = await matchesPage(services, alert, after, limit);
       return {
         data: page.data,
         has_more: page.next !== undefined,
-        ...(page.next ? { cursor: encodeCursor(endpoint, page.next) } : {}),
+        ...(page.next ? { cursor: app.cursors.encode(endpoint, page.next) } : {}),
       };
     },
   );
@@ -717,12 +717,12 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{
       const alert = await alertHistoryFor(request, request.params.id);
       const endpoint = `alert-deliveries:${alert.id}`;
       const limit = request.query.limit ?? 25;
-      const after = decodeCursor(endpoint, request.query.cursor, TIME_POSITION);
+      const after = app.cursors.decode(endpoint, request.query.cursor, TIME_POSITION);
       const page = await deliveriesPage(services, alert.id, after, limit, publicUrl);
       return {
         data: page.data,
         has_more: page.next !== undefined,
-        ...(page.next ? { cursor: encodeCursor(endpoint, page.next) } : {}),
+        ...(page.next ? { cursor: app.cursors.encode(endpoint, page.next) } : {}),
       };
     },
   );
@@ -778,14 +778,14 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{
       }
       const endpoint = `delivery-matches:${request.params.id}`;
       const limit = request.query.limit ?? 25;
-      const from = decodeCursor(endpoint, request.query.cursor, INDEX_POSITION) ?? 0;
+      const from = app.cursors.decode(endpoint, request.query.cursor, INDEX_POSITION) ?? 0;
       const ids = found.matchIds.slice(from, from + limit);
       const more = from + limit < found.matchIds.length;
       return {
         ...found.delivery,
         matches: await matchDocuments(services, ids, { audience: 'rest' }),
         matches_has_more: more,
-        ...(more ? { matches_cursor: encodeCursor(endpoint, from + limit) } : {}),
+        ...(more ? { matches_cursor: app.cursors.encode(endpoint, from + limit) } : {}),
       };
     },
   );

@@ -165,7 +165,7 @@ export const biasRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = asyn
         q.min_political_podcasts ?? DEFAULT_MIN_POLITICAL,
       );
       const endpoint = `bias-leaderboard:${metric}`;
-      const page = offsetPage(endpoint, ranked, q.limit ?? 25, q.cursor);
+      const page = offsetPage(app.cursors, endpoint, ranked, q.limit ?? 25, q.cursor);
       const offset = ranked.indexOf(page.data[0]!);
       const publishers = await catalog.publishersByIds(page.data.map((r) => r.publisher_id));
       return {

@@ -5,7 +5,7 @@ import { NO_MATCH } from '../../projections/analytics/analytics-store.ts';
 import { ChartQueries } from '../../projections/analytics/chart-queries.ts';
 import { EpisodeQueries } from '../../projections/analytics/episode-queries.ts';
 import type { EntityRow, PodcastRow, PublisherRow } from '../../projections/catalog/catalog-reader.ts';
-import { decodeCursor, ListEnvelope, pageOf, pageQuery } from '../pagination.ts';
+import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { parseIncludes } from '../premium.ts';
 import { invalidParameter } from '../problem.ts';
 import { Timestamp, withProblems } from '../schemas.ts';
@@ -224,7 +224,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
     ),
     ...pageQuery(),
   });
-  const POD_POSITION = Type.Object({ p: Type.Number(), id: Type.String() });
+  const POD_POSITION = Type.Object({ p: Position.number(), id: Position.id() });
 
   app.get(
     '/v1/podcasts',
@@ -261,7 +261,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
       }
       const endpoint = 'podcasts';
       const limit = q.limit ?? 25;
-      const after = decodeCursor(endpoint, q.cursor, POD_POSITION);
+      const after = app.cursors.decode(endpoint, q.cursor, POD_POSITION);
       const publisher =
         q.publisher_id !== undefined ? ((await catalog.publisher(q.publisher_id))?.id ?? NO_MATCH) : null;
       if (publisher === NO_MATCH) return { data: [], has_more: false };
@@ -276,7 +276,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
         [publisher, lang, q.category ?? null, after?.p ?? null, after?.id ?? '', limit + 1],
       );
       const page = await podcastViews(rows.slice(0, limit));
-      const result = pageOf(
+      const result = app.cursors.page(
         endpoint,
         rows,
         limit,
@@ -378,7 +378,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
     ),
     ...pageQuery(),
   });
-  const NAME_POSITION = Type.Object({ n: Type.String(), id: Type.String() });
+  const NAME_POSITION = Type.Object({ n: Position.name(), id: Position.id() });
 
   app.get(
     '/v1/podcasts/publishers',
@@ -395,14 +395,14 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
       const q = request.query as Static<typeof NamedListQuery>;
       const endpoint = 'publishers';
       const limit = q.limit ?? 25;
-      const after = decodeCursor(endpoint, q.cursor, NAME_POSITION);
+      const after = app.cursors.decode(endpoint, q.cursor, NAME_POSITION);
       const rows = await state.query<PublisherRow>(
         `SELECT * FROM catalog_publishers
          WHERE ($1::text IS NULL OR name ILIKE '%' || $1 || '%') AND ($2::text IS NULL OR (name, id) > ($2, $3))
          ORDER BY name, id LIMIT $4`,
         [q.q !== undefined ? escapeLike(q.q) : null, after?.n ?? null, after?.id ?? '', limit + 1],
       );
-      const result = pageOf(
+      const result = app.cursors.page(
         endpoint,
         rows,
         limit,
@@ -433,14 +433,14 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
 
   async function entityList(kind: 'COMPANY' | 'PERSON', q: Static<typeof NamedListQuery>, endpoint: string) {
     const limit = q.limit ?? 25;
-    const after = decodeCursor(endpoint, q.cursor, NAME_POSITION);
+    const after = app.cursors.decode(endpoint, q.cursor, NAME_POSITION);
     const rows = await state.query<EntityRow>(
       `SELECT * FROM catalog_entities
        WHERE kind = $1 AND ($2::text IS NULL OR name ILIKE '%' || $2 || '%') AND ($3::text IS NULL OR (name, id) > ($3, $4))
        ORDER BY name, id LIMIT $5`,
       [kind, q.q !== undefined ? escapeLike(q.q) : null, after?.n ?? null, after?.id ?? '', limit + 1],
     );
-    return pageOf(
+    return app.cursors.page(
       endpoint,
       rows,
       limit,

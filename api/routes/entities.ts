@@ -3,7 +3,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { NO_MATCH } from '../../projections/analytics/analytics-store.ts';
 import { MentionQueries, type TopEntityRow } from '../../projections/analytics/mention-queries.ts';
 import { DAY_MS } from '../../projections/analytics/time-buckets.ts';
-import { decodeCursor, encodeCursor, ListEnvelope, pageQuery, pageQueryAll } from '../pagination.ts';
+import { ListEnvelope, Position, pageQuery, pageQueryAll } from '../pagination.ts';
 import { invalidParameter, problem } from '../problem.ts';
 import { withProblems } from '../schemas.ts';
 import { type AnalyticsRouteOptions, compactEntities, EntityCompactFields } from '../views/analytics.ts';
@@ -46,7 +46,7 @@ const TypesResponse = ListEnvelope(
   Type.Object({ slug: Type.String(), name: Type.String(), entity_count: Type.Integer() }),
 );
 
-const POSITION = Type.Object({ m: Type.Integer(), id: Type.String() });
+const POSITION = Type.Object({ m: Position.count(), id: Position.id() });
 
 export const entityRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = async (app, opts) => {
   const mentions = new MentionQueries(opts.analytics);
@@ -125,7 +125,7 @@ export const entityRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = as
       }
       const endpoint = 'entities';
       const limit = q.limit ?? 25;
-      const after = decodeCursor(endpoint, q.cursor, POSITION);
+      const after = app.cursors.decode(endpoint, q.cursor, POSITION);
       const podcastId =
         q.podcast_id !== undefined ? ((await catalog.podcast(q.podcast_id))?.id ?? NO_MATCH) : undefined;
       const top = await mentions.topEntities(window, {
@@ -143,7 +143,7 @@ export const entityRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = as
       };
       if (top.length > limit) {
         const last = page.at(-1)!;
-        out.cursor = encodeCursor(endpoint, { m: last.mentions, id: last.entity_id });
+        out.cursor = app.cursors.encode(endpoint, { m: last.mentions, id: last.entity_id });
       }
       return out;
     },
@@ -162,7 +162,7 @@ export const entityRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = as
     },
     async (request) => {
       const endpoint = 'entity-types';
-      const after = decodeCursor(endpoint, request.query.cursor, Type.String());
+      const after = app.cursors.decode(endpoint, request.query.cursor, Position.id());
       const limit = request.query.limit;
       const rows = await opts.state.query<{ slug: string; name: string; entity_count: number }>(
         `SELECT category_slug AS slug, min(category_name) AS name, count(*)::int AS entity_count
@@ -175,7 +175,7 @@ export const entityRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = as
         data: page.map((r) => ({ ...r, entity_count: Number(r.entity_count) })),
         has_more: limit !== undefined && rows.length > limit,
       };
-      if (out.has_more) out.cursor = encodeCursor(endpoint, page.at(-1)!.slug);
+      if (out.has_more) out.cursor = app.cursors.encode(endpoint, page.at(-1)!.slug);
       return out;
     },
   );

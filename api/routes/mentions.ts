@@ -7,8 +7,9 @@ import {
   type Counts,
   MentionQueries,
   type PodcastSort,
+  SORT_KEYS,
 } from '../../projections/analytics/mention-queries.ts';
-import { decodeCursor, encodeCursor, pageQuery } from '../pagination.ts';
+import { Position, pageQuery } from '../pagination.ts';
 import { StringEnum, Timestamp, withProblems } from '../schemas.ts';
 import {
   type AnalyticsRouteOptions,
@@ -161,8 +162,13 @@ const MentionsResponse = Type.Object({
   cursor: Type.Optional(Type.String()),
 });
 
-const BY_PODCAST_POSITION = Type.Object({ k: Type.Array(Type.Number()), id: Type.String() });
-const LINE_POSITION = Type.Object({ p: Type.Integer(), e: Type.String(), l: Type.Integer() });
+/** After a row of the by-podcast list: its sort key (one number per key of the sort) and podcast. */
+const byPodcastPosition = (sort: PodcastSort) =>
+  Type.Object({
+    k: Type.Array(Position.number(), { minItems: SORT_KEYS[sort], maxItems: SORT_KEYS[sort] }),
+    id: Position.id(),
+  });
+const LINE_POSITION = Type.Object({ p: Position.epochMs(), e: Position.id(), l: Position.uint32() });
 
 export const mentionRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = async (app, opts) => {
   const mentions = new MentionQueries(opts.analytics);
@@ -222,7 +228,7 @@ export const mentionRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
       const sort = (q.sort ?? 'mentions') as PodcastSort;
       const endpoint = `mentions-by-podcast:${sort}`;
       const limit = q.limit ?? 25;
-      const after = decodeCursor(endpoint, q.cursor, BY_PODCAST_POSITION);
+      const after = app.cursors.decode(endpoint, q.cursor, byPodcastPosition(sort));
       const { rows, totals } = await mentions.byPodcast(scope, window, {
         sort,
         change: q.change as Change | undefined,
@@ -297,7 +303,7 @@ export const mentionRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
       if (interval) out.interval = interval;
       if (rows.length > limit) {
         const last = page.at(-1)!;
-        out.cursor = encodeCursor(endpoint, { k: last.key, id: last.podcast_id });
+        out.cursor = app.cursors.encode(endpoint, { k: last.key, id: last.podcast_id });
       }
       return out;
     },
@@ -322,7 +328,7 @@ export const mentionRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
       if (q.episode_id !== undefined) scope.episodeId = (await catalog.episode(q.episode_id))?.id ?? NO_MATCH;
       const endpoint = 'mentions';
       const limit = q.limit ?? 25;
-      const after = decodeCursor(endpoint, q.cursor, LINE_POSITION);
+      const after = app.cursors.decode(endpoint, q.cursor, LINE_POSITION);
       const rows = await mentions.lines(scope, window, { after, limit: limit + 1 });
       const page = rows.slice(0, limit);
       const [refs, texts, speakers] = await Promise.all([
@@ -370,7 +376,7 @@ export const mentionRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
       };
       if (rows.length > limit) {
         const last = page.at(-1)!;
-        out.cursor = encodeCursor(endpoint, {
+        out.cursor = app.cursors.encode(endpoint, {
           p: Number(last.published_ms),
           e: last.episode_id,
           l: Number(last.line_number),

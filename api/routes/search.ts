@@ -129,7 +129,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ services: SearchServices 
         response: withProblems({ 200: DialogueResponse }),
       },
     },
-    async (request) => dialogueSearch(services, embedder, request.query as DialogueSearchParams),
+    async (request) => dialogueSearch(services, app.cursors, embedder, request.query as DialogueSearchParams),
   );
 
   app.get(
@@ -143,7 +143,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ services: SearchServices 
         response: withProblems({ 200: ListEnvelope(ClipSearchItemSchema) }),
       },
     },
-    async (request) => clipSearch(services, embedder, request.query as ClipSearchParams),
+    async (request) => clipSearch(services, app.cursors, embedder, request.query as ClipSearchParams),
   );
 
   app.get(
@@ -157,7 +157,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ services: SearchServices 
         response: withProblems({ 200: ListEnvelope(ClipSchema) }),
       },
     },
-    async (request) => listClips(services, request.query as ClipListParams),
+    async (request) => listClips(services, app.cursors, request.query as ClipListParams),
   );
 
   app.get(
@@ -174,7 +174,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ services: SearchServices 
         response: withProblems({ 200: ListEnvelope(ClipSchema) }),
       },
     },
-    async (request) => episodeClips(services, request.params.id, request.query),
+    async (request) => episodeClips(services, app.cursors, request.params.id, request.query),
   );
 
   app.get(
@@ -194,7 +194,8 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ services: SearchServices 
         response: withProblems({ 200: ListEnvelope(EntitySearchItemSchema) }),
       },
     },
-    async (request) => searchEntities(services, request.query as Parameters<typeof searchEntities>[1]),
+    async (request) =>
+      searchEntities(services, app.cursors, request.query as Parameters<typeof searchEntities>[2]),
   );
 
   app.get(
@@ -208,7 +209,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ services: SearchServices 
         response: withProblems({ 200: ListEnvelope(PodcastSearchItemSchema) }),
       },
     },
-    async (request) => searchPodcasts(services, request.query),
+    async (request) => searchPodcasts(services, app.cursors, request.query),
   );
 };
 

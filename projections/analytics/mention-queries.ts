@@ -53,6 +53,19 @@ export interface TimeseriesResult {
 }
 
 export type PodcastSort = 'mentions' | 'rising' | 'falling' | 'popularity';
+
+/** The by-podcast sort keys (ascending; a leading `-` sorts that value descending). */
+const SORT_KEY_EXPRESSIONS: Record<PodcastSort, string[]> = {
+  mentions: ['-mentions', '-previous_mentions'],
+  rising: ['-(mentions - previous_mentions)', '-mentions'],
+  falling: ['(mentions - previous_mentions)', '-previous_mentions'],
+  popularity: ['if(isNull(popularity), 1, 0)', '-ifNull(popularity, 0)', '-mentions'],
+};
+
+/** How many numbers a row's sort key (`PodcastMentionRow.key`) has, per sort. */
+export const SORT_KEYS = Object.fromEntries(
+  Object.entries(SORT_KEY_EXPRESSIONS).map(([sort, keys]) => [sort, keys.length]),
+) as Record<PodcastSort, number>;
 export type Change = 'new' | 'continuing' | 'dropped';
 
 export interface PodcastMentionRow {
@@ -304,13 +317,9 @@ export class MentionQueries {
     const s = await this.source(scope, params);
     const cur = `published_at >= ${MID}`;
     const prev = `published_at < ${MID}`;
-    const keys: Record<PodcastSort, string[]> = {
-      mentions: ['-mentions', '-previous_mentions'],
-      rising: ['-(mentions - previous_mentions)', '-mentions'],
-      falling: ['(mentions - previous_mentions)', '-previous_mentions'],
-      popularity: ['if(isNull(popularity), 1, 0)', '-ifNull(popularity, 0)', '-mentions'],
-    };
-    const key = keys[options.sort].map((k) => `toFloat64(${k})`);
+    const key = SORT_KEY_EXPRESSIONS[options.sort].map((k) => `toFloat64(${k})`);
+    if (options.after && options.after.length !== key.length)
+      throw new RangeError(`a ${options.sort} position has ${key.length} keys, not ${options.after.length}`);
     const changeCond = {
       new: 'mentions > 0 AND previous_mentions = 0',
       continuing: 'mentions > 0 AND previous_mentions > 0',

@@ -2,7 +2,8 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor } from '../../api/pagination.ts';
+import { Cursors } from '../../api/pagination.ts';
+import { SecretBox } from '../../processors/delivery/secrets.ts';
 import { testApi } from '../support/api.ts';
 
 type Api = Awaited<ReturnType<typeof testApi>>;
@@ -310,7 +311,23 @@ describe('API platform', () => {
       const first = (
         await app.inject({ method: 'GET', url: `${projectsUrl()}?limit=3`, headers })
       ).json() as { data: unknown[] };
-      for (const cursor of ['garbage!!', encodeCursor('notification-emails', 'ne_x')]) {
+      const unsigned = (e: string, p: unknown) => Buffer.from(JSON.stringify({ e, p })).toString('base64url');
+      const page2 = (
+        await app.inject({ method: 'GET', url: `${projectsUrl()}?limit=3`, headers })
+      ).json() as { cursor: string };
+      for (const cursor of [
+        'garbage!!',
+        app.cursors.encode('notification-emails', 'ne_x'),
+        // an unsigned position (the format cursors had before they were signed)
+        unsigned('organization-projects', 'proj_zzz'),
+        // a real cursor with its position edited, or its signature cut off
+        `${unsigned('organization-projects', '')}.${page2.cursor.split('.')[1]}`,
+        page2.cursor.split('.')[0]!,
+        // signed, but out of range
+        app.cursors.encode('organization-projects', 'x'.repeat(201)),
+        app.cursors.encode('organization-projects', ''),
+        app.cursors.encode('organization-projects', 7),
+      ]) {
         const res = await app.inject({
           method: 'GET',
           url: `${projectsUrl()}?limit=3&cursor=${encodeURIComponent(cursor)}`,
@@ -322,20 +339,32 @@ describe('API platform', () => {
     });
 
     it('binds cursors to their endpoint and rejects unreadable ones where strict', () => {
-      const cursor = encodeCursor('episode-feed', { t: 5 });
-      expect(decodeCursor('episode-feed', cursor, Type.Object({ t: Type.Number() }), true)).toEqual({ t: 5 });
-      expect(decodeCursor('other', cursor, Type.Object({ t: Type.Number() }))).toBeUndefined();
-      expect(() => decodeCursor('other', cursor, Type.Object({ t: Type.Number() }), true)).toThrow(
+      const { cursors } = app;
+      const cursor = cursors.encode('episode-feed', { t: 5 });
+      expect(cursors.decode('episode-feed', cursor, Type.Object({ t: Type.Number() }), true)).toEqual({
+        t: 5,
+      });
+      expect(cursors.decode('other', cursor, Type.Object({ t: Type.Number() }))).toBeUndefined();
+      expect(() => cursors.decode('other', cursor, Type.Object({ t: Type.Number() }), true)).toThrow(
         /query.cursor/,
       );
       expect(() =>
-        decodeCursor(
+        cursors.decode(
           'episode-feed',
-          encodeCursor('episode-feed', { t: 'x' }),
+          cursors.encode('episode-feed', { t: 'x' }),
           Type.Object({ t: Type.Number() }),
           true,
         ),
       ).toThrow();
+    });
+
+    it('signs cursors with a key derived from the secrets key, so every API process reads them', () => {
+      const cursor = app.cursors.encode('organization-projects', 'proj_a');
+      // Another process with the same secrets key reads it; one with another key does not.
+      const same = new Cursors(new SecretBox(api.delivery.settings.secretsKey));
+      const other = new Cursors(new SecretBox(Buffer.alloc(32, 7)));
+      expect(same.decode('organization-projects', cursor, Type.String())).toBe('proj_a');
+      expect(other.decode('organization-projects', cursor, Type.String())).toBeUndefined();
     });
   });
 
