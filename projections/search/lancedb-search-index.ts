@@ -850,9 +850,13 @@ export class LanceDbSearchIndex implements SearchIndex {
   async searchNames(query: NameQuery, limit: number): Promise<NameHit[]> {
     const words = query.words.flatMap((w) => analyze(w));
     if (words.length === 0 || query.kinds.length === 0) return [];
+    // The fuzzy prefix is the first letter; LanceDB counts it in UTF-8 bytes (and panics when
+    // the cut falls inside a letter), so it is given as that letter's byte length.
+    const prefixLength = (w: string) =>
+      w.length > 3 ? Buffer.byteLength(String.fromCodePoint(w.codePointAt(0)!)) : 0;
     const should: [Occur, FullTextQuery][] = words.map((w) => [
       Occur.Should,
-      new MatchQuery(w, 'names', { fuzziness: fuzziness(w), prefixLength: w.length > 3 ? 1 : 0 }),
+      new MatchQuery(w, 'names', { fuzziness: fuzziness(w), prefixLength: prefixLength(w) }),
     ]);
     const last = words.at(-1)!;
     if (last.length >= 2) should.push([Occur.Should, new MatchQuery(last, 'prefixes')]);
