@@ -7,11 +7,10 @@ import type { AnalyticsStore } from '../projections/analytics/analytics-store.ts
 import type { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import type { Accounts } from '../projections/state/accounts.ts';
 import type { StateStore } from '../projections/state/state-store.ts';
-import { finiteNumbers } from './finite-numbers.ts';
 import { Cursors } from './pagination.ts';
 import { authenticationPlugin } from './plugins/authentication.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
-import { problemsPlugin } from './plugins/problems.ts';
+import { clientErrorHandler, frameworkErrors, problemsPlugin } from './plugins/problems.ts';
 import { rateLimitsPlugin } from './plugins/rate-limits.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { alertDisableRoutes } from './routes/alert-disable.ts';
@@ -25,6 +24,10 @@ import { searchPodcasts, searchRoutes } from './routes/search.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { ProblemSchema } from './schemas.ts';
 import type { SearchServices } from './search/search-services.ts';
+import { buildRequestValidator } from './validation.ts';
+
+/** Largest request line and headers the server reads. */
+export const MAX_HEADER_BYTES = 128 * 1024;
 
 export interface ApiSettings {
   /** Public base URL of this API, used in links and the OpenAPI `servers`. */
@@ -71,11 +74,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger,
     bodyLimit: settings.bodyLimitBytes,
-    ajv: {
-      customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true },
-      // Coercion turns `Infinity` into a number that skips minimum/maximum: refuse non-finite numbers.
-      plugins: [finiteNumbers],
-    },
+    // A `__proto__` or `constructor.prototype` key in a JSON body is dropped, like any unknown
+    // field, rather than failing the whole body as "not JSON".
+    onProtoPoisoning: 'remove',
+    onConstructorPoisoning: 'remove',
+    // Path parameters are validated by their schemas (at most 200 characters, a 422 beyond);
+    // the router refuses only segments past this (414 problem).
+    routerOptions: { maxParamLength: 2048 },
+    // Room for the longest request line the OpenAPI document allows, percent-encoded (a test
+    // checks every operation against this); beyond it, 431 problem.
+    http: { maxHeaderSize: MAX_HEADER_BYTES },
+    frameworkErrors: frameworkErrors(settings.docsUrl),
+    clientErrorHandler: clientErrorHandler(settings.docsUrl),
+    // Text parts coerced to their types, JSON bodies not; non-finite numbers refused everywhere.
+    schemaController: { compilersFactory: { buildValidator: buildRequestValidator } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addSchema(ProblemSchema);

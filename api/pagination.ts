@@ -1,7 +1,6 @@
 import { FormatRegistry, type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import type { SecretBox } from '../processors/delivery/secrets.ts';
-import { TokenSigner } from '../processors/delivery/secrets.ts';
+import { type SecretBox, SIGNED_TOKEN_PATTERN, TokenSigner } from '../processors/delivery/secrets.ts';
 import { invalidParameter } from './problem.ts';
 
 /** `limit` and `cursor` query parameters; `max` and `fallback` override the 1-100 / 25 defaults. */
@@ -17,10 +16,23 @@ export function pageQuery(options: { max?: number; fallback?: number } = {}) {
       }),
     ),
     cursor: Type.Optional(
-      Type.String({ maxLength: 4096, description: 'opaque cursor from the previous page' }),
+      Type.String({ maxLength: 1024, description: 'opaque cursor from the previous page' }),
     ),
   };
 }
+
+/**
+ * The `cursor` of an endpoint that reads cursors strictly (the episode feed): the schema states
+ * the signed form, so a value of another form is a 422 by validation, as is, later, a
+ * well-formed one this endpoint did not issue.
+ */
+export const StrictCursorParam = Type.Optional(
+  Type.String({
+    maxLength: 1024,
+    pattern: SIGNED_TOKEN_PATTERN,
+    description: 'cursor from the previous page; one this endpoint did not issue is a 422',
+  }),
+);
 
 /** Same as pageQuery, but a missing `limit` means "everything" (per-episode lists, rankings). */
 export function pageQueryAll(max = 100) {
@@ -29,7 +41,7 @@ export function pageQueryAll(max = 100) {
       Type.Integer({ minimum: 1, maximum: max, description: `page size, 1-${max}; all when omitted` }),
     ),
     cursor: Type.Optional(
-      Type.String({ maxLength: 4096, description: 'opaque cursor from the previous page' }),
+      Type.String({ maxLength: 1024, description: 'opaque cursor from the previous page' }),
     ),
   };
 }

@@ -130,14 +130,15 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
     },
   );
 
-  const refuse = {
+  const refuse = (param: 'projectId' | 'keyId') => ({
     schema: {
       tags: ['accounts'],
       summary: 'Always refused: keys are managed in the dashboard',
       description: KEY_MANAGEMENT_REFUSAL,
+      params: Type.Object({ [param]: Type.String({ maxLength: 200 }) }),
       response: withProblems({}),
     },
-  };
+  });
   const refusal = async () => {
     throw problem('credential_management_forbidden', KEY_MANAGEMENT_REFUSAL, {
       resolve: {
@@ -147,7 +148,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
       },
     });
   };
-  app.post('/v1/projects/:projectId/api-keys', refuse, refusal);
-  app.post('/v1/api-keys/:keyId/roll', refuse, refusal);
-  app.delete('/v1/api-keys/:keyId', refuse, refusal);
+  app.post('/v1/projects/:projectId/api-keys', refuse('projectId'), refusal);
+  app.post('/v1/api-keys/:keyId/roll', refuse('keyId'), refusal);
+  app.delete('/v1/api-keys/:keyId', refuse('keyId'), refusal);
 };

@@ -37,6 +37,7 @@ import type { Principal } from '../../projections/state/accounts.ts';
 import type { StateStore } from '../../projections/state/state-store.ts';
 import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { principalOf } from '../plugins/authentication.ts';
+import { bodyRule } from '../plugins/openapi-document.ts';
 import { type FieldError, problem } from '../problem.ts';
 import { withProblems } from '../schemas.ts';
 import {
@@ -141,6 +142,13 @@ function allowanceProblem(err: AllowanceExceededError, principal: Principal, das
     },
   );
 }
+
+/** The rule of `speakerRolesRefusal`, stated in the OpenAPI document of create and preview. */
+const SPEAKER_ROLES_RULE = bodyRule(
+  'filters.speaker_roles is accepted only with kind PODCAST_SPEAKER (otherwise 422 unprocessable_entity)',
+  { required: ['filters'], properties: { filters: { required: ['speaker_roles'] } } },
+  { required: ['kind'], properties: { kind: { const: 'PODCAST_SPEAKER' } } },
+);
 
 function speakerRolesRefusal(path: string): never {
   throw problem('unprocessable_entity', 'filters.speaker_roles applies only to PODCAST_SPEAKER alerts.', {
@@ -486,6 +494,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{
   app.post(
     '/v1/projects/:projectId/alerts',
     {
+      config: { bodyConstraints: [SPEAKER_ROLES_RULE] },
       schema: {
         tags,
         summary: 'Create an alert',
@@ -608,6 +617,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{
   app.post(
     '/v1/projects/:projectId/alerts/preview',
     {
+      config: { bodyConstraints: [SPEAKER_ROLES_RULE] },
       schema: {
         tags,
         summary: 'Start a preview: how many episodes of the previous 7 days an alert would match',

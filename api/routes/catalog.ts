@@ -6,9 +6,10 @@ import { ChartQueries } from '../../projections/analytics/chart-queries.ts';
 import { EpisodeQueries } from '../../projections/analytics/episode-queries.ts';
 import type { EntityRow, PodcastRow, PublisherRow } from '../../projections/catalog/catalog-reader.ts';
 import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
-import { parseIncludes } from '../premium.ts';
+import { notWith } from '../plugins/openapi-document.ts';
+import { IncludeParam, parseIncludes } from '../premium.ts';
 import { invalidParameter } from '../problem.ts';
-import { Timestamp, withProblems } from '../schemas.ts';
+import { Timestamp, WORDS_PATTERN, withProblems } from '../schemas.ts';
 import { MatchQualitySchema } from '../search/views.ts';
 import { type AnalyticsRouteOptions, notFound } from '../views/analytics.ts';
 import { RankingRecord, rankingRecords } from './rankings.ts';
@@ -209,6 +210,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
     ),
     language: Type.Optional(
       Type.String({
+        maxLength: 35,
         pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$',
         description: 'primary language subtag match',
       }),
@@ -216,10 +218,10 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
     category: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'category slug' })),
     q: Type.Optional(
       Type.String({
-        minLength: 1,
         maxLength: 500,
+        pattern: WORDS_PATTERN,
         description:
-          'podcast name to search for: answers as GET /v1/podcasts/search does (ranked by match, not with the other filters)',
+          'podcast name to search for, with a word of letters or digits: answers as GET /v1/podcasts/search does (ranked by match, not with the other filters)',
       }),
     ),
     ...pageQuery(),
@@ -229,7 +231,10 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
   app.get(
     '/v1/podcasts',
     {
-      config: { billable: { priceCents: 1 } },
+      config: {
+        billable: { priceCents: 1 },
+        queryConstraints: [notWith('q', 'publisher_id', 'language', 'category')],
+      },
       schema: {
         tags: ['podcasts'],
         summary: 'Podcasts, most popular first (with q: podcasts by name, best match first)',
@@ -296,12 +301,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
         summary: 'One podcast by slug, ID or numeric directory ID',
         params: RefParams('podcast slug, ID or numeric directory ID'),
         querystring: Type.Object({
-          include: Type.Optional(
-            Type.String({
-              maxLength: 200,
-              description: `comma-separated: ${PODCAST_INCLUDES.join(', ')}; premium: ${PODCAST_PREMIUM.join(', ')}`,
-            }),
-          ),
+          include: IncludeParam(PODCAST_INCLUDES, PODCAST_PREMIUM),
         }),
         response: withProblems({ 200: Podcast }),
       },

@@ -21,7 +21,9 @@ const EntityWithMentions = Type.Object({
 const EntitiesQuery = Type.Object({
   ids: Type.Optional(
     Type.String({
-      maxLength: 20_000,
+      // At most 100 items (the pattern), 10,000 characters in all.
+      maxLength: 10_000,
+      pattern: '^[^,]*(,[^,]*){0,99}$',
       description:
         'comma-separated slugs or IDs, at most 100: returns exactly those (in that order), ignoring other filters and pagination; references that resolve to nothing are left out',
     }),
@@ -38,7 +40,6 @@ const EntitiesQuery = Type.Object({
     default: 30,
     description: 'mentions are counted over the trailing window of this many days',
   }),
-  q: Type.Optional(Type.String({ description: 'no longer accepted here: use GET /v1/entities/search' })),
   ...pageQuery(),
 });
 
@@ -59,12 +60,15 @@ export const entityRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = as
       schema: {
         tags: ['entities'],
         summary: 'Most-mentioned entities, or the entities named by ids',
+        description:
+          '`q` is no longer accepted here (a 422 pointing to GET /v1/entities/search, which searches entities by name).',
         querystring: EntitiesQuery,
         response: withProblems({ 200: ListEnvelope(EntityWithMentions) }),
       },
     },
     async (request) => {
-      const q = request.query as Static<typeof EntitiesQuery>;
+      // `q` is not in the schema (so not in the document), but unknown parameters are kept.
+      const q = request.query as Static<typeof EntitiesQuery> & { q?: unknown };
       if (q.q !== undefined) {
         throw problem(
           'validation_error',

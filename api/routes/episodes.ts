@@ -8,8 +8,8 @@ import {
 } from '../../projections/analytics/episode-queries.ts';
 import { MentionQueries } from '../../projections/analytics/mention-queries.ts';
 import type { EpisodeRow, PodcastRow } from '../../projections/catalog/catalog-reader.ts';
-import { Position, pageQuery, pageQueryAll } from '../pagination.ts';
-import { parseIncludes } from '../premium.ts';
+import { Position, pageQuery, pageQueryAll, StrictCursorParam } from '../pagination.ts';
+import { IncludeParam, parseIncludes } from '../premium.ts';
 import { Timestamp, withProblems } from '../schemas.ts';
 import { type AnalyticsRouteOptions, compactEntities, notFound } from '../views/analytics.ts';
 import {
@@ -119,6 +119,7 @@ const FeedQuery = Type.Object({
     Type.String({ minLength: 1, maxLength: 200, description: 'podcast slug, ID or numeric directory ID' }),
   ),
   ...pageQuery(),
+  cursor: StrictCursorParam,
 });
 
 const FeedResponse = Type.Object({
@@ -281,12 +282,7 @@ export const episodeRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
         summary: 'One episode, with optional sections',
         params: IdParams,
         querystring: Type.Object({
-          include: Type.Optional(
-            Type.String({
-              maxLength: 200,
-              description: `comma-separated: ${EPISODE_INCLUDES.join(', ')}; premium: ${EPISODE_PREMIUM.join(', ')}`,
-            }),
-          ),
+          include: IncludeParam(EPISODE_INCLUDES, EPISODE_PREMIUM),
         }),
         response: withProblems({ 200: Episode }),
       },

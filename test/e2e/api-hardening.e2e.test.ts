@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_HEADER_BYTES } from '../../api/app.ts';
 import { Cursors } from '../../api/pagination.ts';
 import { SecretBox } from '../../processors/delivery/secrets.ts';
 import { spawnEarshot } from '../support/service-process.ts';
@@ -13,6 +16,54 @@ import { waitFor } from '../support/wait-for.ts';
  */
 const KEY = 'esk_e2e_hardening_key_0123456789abcdef';
 const SECRETS_KEY = randomBytes(32);
+
+/** Sends raw bytes and reads the whole answer (the server closes the connection). */
+function rawRequest(port: number, head: string): Promise<{ status: number; headers: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (c) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const [headers, body] = [
+        text.slice(0, text.indexOf('\r\n\r\n')),
+        text.slice(text.indexOf('\r\n\r\n') + 4),
+      ];
+      resolve({ status: Number(headers.split(' ')[1]), headers, body });
+    });
+    socket.end(head);
+  });
+}
+
+type Schema = {
+  type?: string;
+  maxLength?: number;
+  enum?: unknown[];
+  default?: unknown;
+  pattern?: string;
+  properties?: Record<string, Schema>;
+};
+interface Parameter {
+  in: string;
+  name: string;
+  required?: boolean;
+  schema?: Schema;
+  content?: Record<string, { schema: Schema & { allOf?: unknown[]; required?: string[] } }>;
+}
+interface Doc {
+  openapi: string;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: Parameter[];
+        responses: Record<string, { description?: string; content?: Record<string, unknown> }>;
+      }
+    >
+  >;
+}
 
 interface Problem {
   status: number;
@@ -57,6 +108,105 @@ describe('the API against hostile input', () => {
     const exit = await svc?.stop('SIGTERM');
     tmp.remove();
     expect(exit?.code, svc?.output()).toBe(0);
+  });
+
+  it('documents what the server does: problem media types, defaults, rules relating parameters, tokens', async () => {
+    const doc = (await get('/openapi.json')).body as Doc;
+    expect(doc.openapi).toBe('3.2.0');
+    const result = await new Validator().validate(doc as never);
+    expect(result.errors ?? [], JSON.stringify(result.errors)).toEqual([]);
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        expect(Object.keys(op.responses), where).toEqual(expect.arrayContaining(['4XX', '5XX']));
+        for (const [status, response] of Object.entries(op.responses)) {
+          const problemish = /^[45]/.test(status) && !(path === '/readyz' && status === '503');
+          if (problemish)
+            expect(Object.keys(response.content ?? {}), `${where} ${status}`).toEqual([
+              'application/problem+json',
+            ]);
+        }
+        for (const p of op.parameters ?? []) {
+          if (p.in === 'query' && p.schema?.default !== undefined)
+            expect(p.required, `${where} ${p.name}`).toBe(false);
+        }
+      }
+    }
+    for (const path of [
+      '/v1/podcasts/mentions',
+      '/v1/podcasts/mentions/timeseries',
+      '/v1/podcasts/mentions/by-podcast',
+    ]) {
+      const [query] = doc.paths[path]!.get!.parameters!.filter((p) => p.in === 'querystring');
+      const schema = query!.content!['application/x-www-form-urlencoded']!.schema;
+      expect(query!.required).toBe(true);
+      expect(schema.allOf).toEqual([
+        {
+          description: 'exactly one of entity_id, company_id is required',
+          oneOf: [{ required: ['entity_id'] }, { required: ['company_id'] }],
+        },
+      ]);
+      expect(Object.keys(schema.properties!)).toEqual(
+        expect.arrayContaining(['entity_id', 'company_id', 'since']),
+      );
+    }
+    for (const [path, method] of [
+      ['/v1/alerts/disable', 'get'],
+      ['/v1/notification-emails/verify', 'get'],
+    ] as const) {
+      const token = doc.paths[path]![method]!.parameters!.find((p) => p.name === 'token')!;
+      expect(token.required, path).toBe(true);
+      expect(token.schema!.pattern, path).toBeDefined();
+      expect(doc.paths[path]![method]!.responses['401']!.description, path).toMatch(/invalid_link_token/);
+    }
+  });
+
+  it('answers parser-level refusals with problem documents: 431, unknown methods, QUERY', async () => {
+    const port = Number(new URL(svc.url).port);
+    const big = await rawRequest(
+      port,
+      `GET /v1/podcasts HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(MAX_HEADER_BYTES + 1)}\r\n\r\n`,
+    );
+    expect(big.status).toBe(431);
+    expect(big.headers).toMatch(/content-type: application\/problem\+json/i);
+    expect(JSON.parse(big.body)).toMatchObject({
+      status: 431,
+      error_code: 'request_header_fields_too_large',
+    });
+    for (const method of ['FOO', 'QUERY']) {
+      const res = await rawRequest(
+        port,
+        `${method} /v1/podcasts HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\nConnection: close\r\n\r\n`,
+      );
+      expect(res.status, method).toBe(405);
+      expect(res.headers, method).toMatch(/allow: GET, HEAD/i);
+      expect(JSON.parse(res.body), method).toMatchObject({ error_code: 'method_not_allowed' });
+    }
+  });
+
+  it('reads every request the document allows: the longest fits the header limit', async () => {
+    const doc = (await get('/openapi.json')).body as Doc;
+    // A UTF-16 unit percent-encodes to at most 9 bytes (3-byte UTF-8); 4 KiB for the rest.
+    const widest = (s: Schema | undefined): number => {
+      if (!s) return 0;
+      if (s.enum) return Math.max(...s.enum.map((v) => String(v).length)) * 3;
+      if (s.type === 'integer' || s.type === 'number' || s.type === 'boolean') return 30;
+      return (s.maxLength ?? Number.POSITIVE_INFINITY) * 9;
+    };
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        let bytes = path.length + 4096;
+        for (const p of op.parameters ?? []) {
+          if (p.in === 'querystring') {
+            const props = Object.entries(
+              p.content!['application/x-www-form-urlencoded']!.schema.properties ?? {},
+            );
+            for (const [name, s] of props) bytes += name.length * 9 + 2 + widest(s);
+          } else if (p.in === 'query' || p.in === 'path') bytes += p.name.length * 9 + 2 + widest(p.schema);
+        }
+        expect(bytes, `${method.toUpperCase()} ${path}`).toBeLessThan(MAX_HEADER_BYTES);
+      }
+    }
   });
 
   it('refuses a non-finite value of every numeric query parameter with a 422 naming it', async () => {

@@ -257,6 +257,53 @@ describe('API platform', () => {
       }
     });
 
+    it('405 with Allow for QUERY and other methods no route has, naming the most specific resource', async () => {
+      for (const method of ['QUERY', 'PROPFIND', 'OPTIONS'] as const) {
+        const res = await app.inject({ method, url: projectsUrl(), headers: key() });
+        const body = expectProblem(res, 405, 'method_not_allowed');
+        expect(res.headers.allow, method).toBe('GET, HEAD');
+        expect(body.errors[0]).toMatchObject({ location: 'method', value: method });
+      }
+      // /v1/alerts/disable is its own resource, not /v1/alerts/{id}
+      const disable = await app.inject({ method: 'OPTIONS', url: '/v1/alerts/disable', headers: key() });
+      expect(disable.statusCode).toBe(405);
+      expect(disable.headers.allow).toBe('GET, HEAD, POST');
+      const unknown = await app.inject({ method: 'QUERY', url: '/v1/no/such/thing', headers: key() });
+      expectProblem(unknown, 404, 'not_found');
+    });
+
+    it('414 problem for a path segment past the router limit; 422 for one past its schema', async () => {
+      const long = await app.inject({
+        method: 'GET',
+        url: `/v1/organizations/${'o'.repeat(3000)}/projects`,
+        headers: key(),
+      });
+      expectProblem(long, 414, 'uri_too_long');
+      const overSchema = await app.inject({
+        method: 'GET',
+        url: `/v1/alerts/${'a'.repeat(201)}`,
+        headers: key(),
+      });
+      expect(expectProblem(overSchema, 422, 'validation_error').errors[0]!.location).toBe('path.id');
+    });
+
+    it('does not coerce JSON bodies, and drops __proto__ keys instead of refusing the body', async () => {
+      const wrongType = await app.inject({
+        method: 'POST',
+        url: `/v1/organizations/${api.org.id}/notification-emails`,
+        headers: key(),
+        payload: { email: 12345 },
+      });
+      expect(expectProblem(wrongType, 422, 'validation_error').errors[0]!.location).toBe('body.email');
+      const proto = await app.inject({
+        method: 'POST',
+        url: `/v1/organizations/${api.org.id}/notification-emails`,
+        headers: { ...key(), 'content-type': 'application/json' },
+        payload: '{"email":"proto@acme.example","__proto__":{"admin":true}}',
+      });
+      expect(proto.statusCode, proto.body).toBe(201);
+    });
+
     it('ignores unknown query parameters', async () => {
       const res = await app.inject({
         method: 'GET',
@@ -369,7 +416,7 @@ describe('API platform', () => {
   });
 
   describe('documents', () => {
-    it('serves a valid OpenAPI 3.1 document listing every route, with x-payment-info on billable operations', async () => {
+    it('serves a valid OpenAPI 3.2 document listing every route, with x-payment-info on billable operations', async () => {
       const res = await app.inject({ method: 'GET', url: '/openapi.json' });
       expect(res.statusCode).toBe(200);
       const doc = res.json() as {
@@ -377,7 +424,7 @@ describe('API platform', () => {
         info: { version: string };
         paths: Record<string, Record<string, Record<string, unknown>>>;
       };
-      expect(doc.openapi).toBe('3.1.0');
+      expect(doc.openapi).toBe('3.2.0');
       expect(doc.info.version).toBe('0.1.0');
       const result = await new Validator().validate(doc as never);
       expect(result.errors ?? [], JSON.stringify(result.errors)).toEqual([]);
