@@ -7,9 +7,10 @@ import type { AnalyticsStore } from '../projections/analytics/analytics-store.ts
 import type { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import type { Accounts } from '../projections/state/accounts.ts';
 import type { StateStore } from '../projections/state/state-store.ts';
+import { Cursors } from './pagination.ts';
 import { authenticationPlugin } from './plugins/authentication.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
-import { problemsPlugin } from './plugins/problems.ts';
+import { clientErrorHandler, frameworkErrors, problemsPlugin } from './plugins/problems.ts';
 import { rateLimitsPlugin } from './plugins/rate-limits.ts';
 import { textGuardPlugin } from './plugins/text-guard.ts';
 import { accountRoutes } from './routes/accounts.ts';
@@ -24,6 +25,10 @@ import { searchPodcasts, searchRoutes } from './routes/search.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { ProblemSchema } from './schemas.ts';
 import type { SearchServices } from './search/search-services.ts';
+import { buildRequestValidator } from './validation.ts';
+
+/** Largest request line and headers the server reads. */
+export const MAX_HEADER_BYTES = 128 * 1024;
 
 export interface ApiSettings {
   /** Public base URL of this API, used in links and the OpenAPI `servers`. */
@@ -73,12 +78,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger,
     bodyLimit: settings.bodyLimitBytes,
-    ajv: {
-      customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true },
-    },
+    // A `__proto__` or `constructor.prototype` key in a JSON body is dropped, like any unknown
+    // field, rather than failing the whole body as "not JSON".
+    onProtoPoisoning: 'remove',
+    onConstructorPoisoning: 'remove',
+    // Path parameters are validated by their schemas (at most 200 characters, a 422 beyond);
+    // the router refuses only segments past this (414 problem).
+    routerOptions: { maxParamLength: 2048 },
+    // Room for the longest request line the OpenAPI document allows, percent-encoded (a test
+    // checks every operation against this); beyond it, 431 problem.
+    http: { maxHeaderSize: MAX_HEADER_BYTES },
+    frameworkErrors: frameworkErrors(settings.docsUrl),
+    clientErrorHandler: clientErrorHandler(settings.docsUrl),
+    // Text parts coerced to their types, JSON bodies not; non-finite numbers refused everywhere.
+    schemaController: { compilersFactory: { buildValidator: buildRequestValidator } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addSchema(ProblemSchema);
+  // Cursors are signed with a key derived from the secrets key, which every API process shares.
+  app.decorate('cursors', new Cursors(services.delivery.box));
   await app.register(problemsPlugin, { docsUrl: settings.docsUrl });
   await app.register(textGuardPlugin);
   await app.register(openapiPlugin, { publicUrl: settings.publicUrl, docsUrl: settings.docsUrl });
@@ -127,7 +145,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       catalog: services.catalog,
       state: services.state,
       dashboardUrl: settings.dashboardUrl,
-      ...(search ? { searchPodcasts: (p: { q: string }) => searchPodcasts(search, p) } : {}),
+      ...(search ? { searchPodcasts: (p: { q: string }) => searchPodcasts(search, app.cursors, p) } : {}),
     });
   }
   return app as unknown as FastifyInstance;

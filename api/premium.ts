@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { principalOf } from './plugins/authentication.ts';
 import { invalidParameter, problem } from './problem.ts';
@@ -21,6 +22,22 @@ export function requirePremiumEndpoint(request: FastifyRequest, dashboardUrl: st
         url: `${dashboardUrl.replace(/\/$/, '')}/billing`,
       },
     },
+  );
+}
+
+/**
+ * The `include` query parameter of an endpoint offering `offered` (premium ones among them):
+ * comma-separated values, spaces around them and empty items ignored, as `parseIncludes` reads
+ * it. The pattern states which values exist, so an unknown one is refused by validation.
+ */
+export function IncludeParam(offered: readonly string[], premium: readonly string[]) {
+  const value = `(${offered.map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})?`;
+  return Type.Optional(
+    Type.String({
+      maxLength: 200,
+      pattern: `^ *${value} *(, *${value} *)*$`,
+      description: `comma-separated: ${offered.join(', ')}; premium: ${premium.join(', ')}`,
+    }),
   );
 }
 

@@ -10,6 +10,36 @@ export function StringEnum<const T extends readonly string[]>(
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339, UTC' });
 
+/**
+ * A `since` / `until` query parameter: a calendar date (YYYY-MM-DD) or an RFC 3339 date-time,
+ * in the years 1910-2199 (inside what the analytics store's DateTime64 holds, whatever the offset). `parseInstant` (api/windows.ts)
+ * reads every value this accepts.
+ */
+/**
+ * Text with a word the search analyser keeps: a run of 1-40 letters or digits (see
+ * projections/search/text-analysis.ts). Queries without one are refused by validation.
+ */
+export const WORDS_PATTERN = '(^|[^\\p{L}\\p{N}])[\\p{L}\\p{N}]{1,40}([^\\p{L}\\p{N}]|$)';
+
+/** Text that is not all whitespace (JavaScript's whitespace, as `String#trim` removes it). */
+export const NOT_BLANK_PATTERN =
+  '[^ \\t\\n\\r\\v\\f\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]';
+
+export const DATE_YEARS_PATTERN = '^(19[1-9]|2[01][0-9])[0-9]-';
+
+export const DateParam = (description: string) =>
+  Type.Optional(
+    Type.String({
+      maxLength: 40,
+      pattern: DATE_YEARS_PATTERN,
+      anyOf: [
+        { type: 'string', format: 'date' },
+        { type: 'string', format: 'date-time' },
+      ],
+      description: `${description}: YYYY-MM-DD or an RFC 3339 date-time`,
+    }),
+  );
+
 export const FieldErrorSchema = Type.Object({
   location: Type.String({
     description: 'query.limit, body.entities[0].entity_id, path.id, header.x-api-key …',

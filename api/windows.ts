@@ -21,26 +21,58 @@ export { DAY_MS, type Interval, type Window };
 export const MAX_BUCKETS = 1000;
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})$/;
+// RFC 3339 as the request schema's `date-time` format reads it: `T`, `t` or a space between date
+// and time, any number of fraction digits, a leap second, `Z` or an offset (±hh, ±hhmm, ±hh:mm).
+const DATE_TIME =
+  /^(\d{4}-\d{2}-\d{2})[Tt\s](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)$/;
+// Written years (offsets cannot take an instant out of DateTime64's 1900-2299 from here).
+const MIN_YEAR = 1910;
+const MAX_YEAR = 2199;
 
-/** Parses `since` / `until`; `endOfDay` makes a bare date mean the end of that day. */
+/** Midnight UTC of a calendar date, or undefined for a day the calendar does not have. */
+function utcDay(text: string): number | undefined {
+  const m = DATE.exec(text);
+  if (!m) return undefined;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const t = new Date(0).setUTCFullYear(y, mo - 1, d);
+  const check = new Date(t);
+  return check.getUTCFullYear() === y && check.getUTCMonth() === mo - 1 && check.getUTCDate() === d
+    ? t
+    : undefined;
+}
+
+/** Epoch ms of an RFC 3339 date-time (a leap second reads as the last millisecond before it). */
+function dateTime(text: string): number | undefined {
+  const m = DATE_TIME.exec(text);
+  if (!m) return undefined;
+  const day = utcDay(m[1]!);
+  const [h, min, s] = [Number(m[2]), Number(m[3]), Number(m[4])];
+  const [oh, om] = [Number(m[8] ?? 0), Number(m[9] ?? 0)];
+  if (day === undefined || h > 23 || min > 59 || s > 60 || oh > 23 || om > 59) return undefined;
+  const ms = Number(`0.${m[5] ?? '0'}`) * 1000;
+  const offset = m[6] ? 0 : (m[7] === '-' ? -1 : 1) * (oh * 60 + om) * 60_000;
+  return day + ((h * 60 + min) * 60 + Math.min(s, 59)) * 1000 + (s === 60 ? 999 : Math.floor(ms)) - offset;
+}
+
+/**
+ * Parses `since` / `until` (the values `DateParam` accepts); `endOfDay` makes a bare date mean
+ * the end of that day.
+ */
 export function parseInstant(value: string, location: string, endOfDay: boolean): number {
   const v = value.trim();
-  const date = DATE.exec(v);
-  if (date) {
-    const [y, m, d] = [Number(date[1]), Number(date[2]), Number(date[3])];
-    const t = Date.UTC(y, m - 1, d);
-    const check = new Date(t);
-    if (check.getUTCFullYear() !== y || check.getUTCMonth() !== m - 1 || check.getUTCDate() !== d) {
-      throw invalidParameter(location, 'is not a calendar date', value);
-    }
-    return endOfDay ? t + DAY_MS : t;
+  const isDate = DATE.test(v);
+  const t = isDate ? utcDay(v) : dateTime(v);
+  if (t === undefined) {
+    throw invalidParameter(
+      location,
+      isDate ? 'is not a calendar date' : 'must be a date (YYYY-MM-DD) or an RFC 3339 date-time',
+      value,
+    );
   }
-  if (DATE_TIME.test(v)) {
-    const t = Date.parse(v.replace(' ', 'T'));
-    if (!Number.isNaN(t)) return t;
-  }
-  throw invalidParameter(location, 'must be a date (YYYY-MM-DD) or an RFC 3339 date-time', value);
+  const year = Number(v.slice(0, 4));
+  if (year < MIN_YEAR || year > MAX_YEAR)
+    throw invalidParameter(location, `must be in the years ${MIN_YEAR}-${MAX_YEAR}`, value);
+  return isDate && endOfDay ? t + DAY_MS : t;
 }
 
 /**

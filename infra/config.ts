@@ -135,7 +135,7 @@ export const EnvSchema = Type.Object({
     Type.String({
       pattern: '^[A-Za-z0-9+/]{43}=$',
       description:
-        'base64 of 32 bytes; encrypts stored secrets, signs email links; unset = DATA_DIR/secrets.key',
+        'base64 of 32 bytes; encrypts stored secrets, signs email links and cursors; unset = DATA_DIR/secrets.key',
     }),
   ),
   EARSHOT_CHAT_API_URL: Type.String({

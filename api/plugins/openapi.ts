@@ -6,11 +6,27 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { routeAccess } from './authentication.ts';
+import {
+  constrainBody,
+  describeServerBehaviour,
+  OPENAPI_VERSION,
+  type Operation,
+  type QueryConstraint,
+  queryAsQuerystring,
+} from './openapi-document.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Payable per request without an account; the price is in whole US cents. */
     billable?: { priceCents: number };
+    /**
+     * Rules relating query parameters (one of two required, two that exclude each other), for
+     * the OpenAPI document: the operation's query string is then described as one schema
+     * (OpenAPI 3.2 `in: querystring`). The route enforces them itself, with its own messages.
+     */
+    queryConstraints?: QueryConstraint[];
+    /** Rules relating fields of the JSON body, for the document (the route enforces them). */
+    bodyConstraints?: QueryConstraint[];
   }
 }
 
@@ -27,6 +43,8 @@ interface OperationInfo {
   path: string;
   summary?: string;
   priceCents?: number;
+  queryConstraints?: QueryConstraint[];
+  bodyConstraints?: QueryConstraint[];
 }
 
 /**
@@ -47,13 +65,15 @@ export const openapiPlugin = fp<{ publicUrl: string; docsUrl: string }>(
           path: openapiPath(route.url),
           summary: route.schema?.summary as string | undefined,
           priceCents: route.config?.billable?.priceCents,
+          queryConstraints: route.config?.queryConstraints,
+          bodyConstraints: route.config?.bodyConstraints,
         });
       }
     });
 
     await app.register(swagger, {
       openapi: {
-        openapi: '3.1.0',
+        openapi: OPENAPI_VERSION,
         info: {
           title: 'Earshot API',
           version: API_VERSION,
@@ -87,16 +107,25 @@ export const openapiPlugin = fp<{ publicUrl: string; docsUrl: string }>(
       transformObject: (documentObject) => {
         const openapiObject =
           'openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject;
-        const doc = openapiObject as { paths?: Record<string, Record<string, Record<string, unknown>>> };
+        const doc = openapiObject as { paths?: Record<string, Record<string, Operation>> };
+        for (const item of Object.values(doc.paths ?? {})) {
+          for (const operation of Object.values(item)) {
+            if (operation && typeof operation === 'object' && !Array.isArray(operation))
+              describeServerBehaviour(operation);
+          }
+        }
         for (const op of operations) {
           const operation = doc.paths?.[op.path]?.[op.method.toLowerCase()];
-          if (operation && op.priceCents !== undefined) {
+          if (!operation) continue;
+          if (op.priceCents !== undefined) {
             operation['x-payment-info'] = {
               price: { amount: (op.priceCents / 100).toFixed(2), currency: 'USD', cents: op.priceCents },
               protocols: ['x402', 'mpp'],
               network: 'eip155:8453',
             };
           }
+          if (op.queryConstraints) queryAsQuerystring(operation, op.queryConstraints);
+          if (op.bodyConstraints) constrainBody(operation, op.bodyConstraints);
         }
         return openapiObject;
       },

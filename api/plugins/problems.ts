@@ -1,14 +1,21 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { errorKind } from '../../projections/store-errors.ts';
 import { type FieldError, ProblemError, problem, toDocument } from '../problem.ts';
+import { DATE_YEARS_PATTERN } from '../schemas.ts';
 
 interface AjvError {
   instancePath: string;
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
+  /** The schema that failed (ajv `verbose`). */
+  parentSchema?: { description?: unknown };
 }
+
+const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
 
 const CONTEXT_LOCATION: Record<string, string> = {
   querystring: 'query',
@@ -53,6 +60,14 @@ function messageOf(e: AjvError): string {
   if (e.keyword === 'maxItems') return `must have at most ${e.params.limit} items`;
   if (e.keyword === 'minItems') return `must have at least ${e.params.limit} items`;
   if (e.keyword === 'additionalProperties') return 'is not a known field';
+  if (e.keyword === 'format' && (e.params.format === 'date' || e.params.format === 'date-time'))
+    return 'must be a date (YYYY-MM-DD) or an RFC 3339 date-time';
+  if (e.keyword === 'pattern' && e.params.pattern === DATE_YEARS_PATTERN)
+    return 'must be in the years 1910-2199';
+  if (e.keyword === 'pattern') {
+    const what = e.parentSchema?.description;
+    return typeof what === 'string' ? `has the wrong form (expected: ${what})` : 'has the wrong form';
+  }
   return e.message ?? 'is invalid';
 }
 
@@ -148,12 +163,14 @@ interface RouteShape {
   methods: string[];
   url: string;
   pattern: RegExp;
+  /** Static segments: of two routes matching a path, the one with more is the one it names. */
+  specificity: number;
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Every route registered, for 405 answers and for checking the OpenAPI document. */
-    knownRoutes: { methods: string[]; url: string }[];
+    knownRoutes: RouteShape[];
   }
 }
 
@@ -168,9 +185,114 @@ function patternOf(url: string): RegExp {
 }
 
 /**
+ * The answer to a method no route of `path` has: 405 with `Allow` when the path is known (any
+ * method, including ones the router has no routes for, such as QUERY, and ones Node cannot
+ * parse), else 404.
+ */
+function noRouteProblem(routes: RouteShape[], method: string, path: string): ProblemError {
+  // `/v1/alerts/disable` is its own resource, not `/v1/alerts/{id}` (as in OpenAPI, a concrete
+  // path wins over a templated one): Allow lists the methods of the most specific routes.
+  const matching = routes.filter((r) => r.pattern.test(path));
+  const best = Math.max(...matching.map((r) => r.specificity));
+  const allowed = new Set<string>();
+  for (const r of matching) if (r.specificity === best) for (const m of r.methods) allowed.add(m);
+  if (allowed.size === 0) return problem('not_found', `No route ${method} ${path}.`);
+  const allow = [...allowed].sort().join(', ');
+  return problem('method_not_allowed', `${method} is not supported here; use ${allow}.`, {
+    headers: { allow },
+    errors: [{ location: 'method', message: `must be one of: ${allow}`, value: method }],
+  });
+}
+
+/** The path of a request, without its query string. */
+const pathOf = (url: string) => url.split('?')[0]!;
+
+/**
+ * Errors the router raises before a route runs (fastify `frameworkErrors`): a path parameter
+ * longer than the router's limit (414) and a malformed percent-encoding (400).
+ */
+export function frameworkErrors(docsUrl: string) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const err =
+      error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? problem('uri_too_long', 'A path segment is longer than this API accepts.', {
+            errors: [{ location: 'path', message: 'a segment is too long' }],
+          })
+        : problem('bad_request', 'The request path is not valid (malformed percent-encoding).', {
+            errors: [{ location: 'path', message: 'is not a valid URL path' }],
+          });
+    request.log.info({ error_code: err.code, status: err.status }, 'request refused');
+    return reply
+      .code(err.status)
+      .type(PROBLEM_TYPE)
+      .serializer(JSON.stringify)
+      .send(toDocument(err, docsUrl, pathOf(request.url)));
+  };
+}
+
+/** The method and path of a request line Node could not parse, when they can be read. */
+function requestLine(raw: unknown): { method: string; path: string } | undefined {
+  if (!Buffer.isBuffer(raw)) return undefined;
+  const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\/[^ \r\n]*) HTTP\/1\.[01]\r?\n/.exec(
+    raw.toString('latin1', 0, 8192),
+  );
+  return m ? { method: m[1]!, path: pathOf(m[2]!) } : undefined;
+}
+
+/**
+ * Requests Node's HTTP parser refuses before fastify sees them (fastify `clientErrorHandler`):
+ * headers or URL over the size limit (431), a method the parser does not know (405 on a known
+ * path), a request that took too long (408), anything else malformed (400). Each is answered
+ * with a problem document, and the connection closed, as Node does.
+ */
+export function clientErrorHandler(docsUrl: string) {
+  return function (
+    this: FastifyInstance,
+    error: NodeJS.ErrnoException & { rawPacket?: unknown },
+    socket: Socket,
+  ) {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const line = requestLine(error.rawPacket);
+    let err: ProblemError;
+    if (error.code === 'HPE_HEADER_OVERFLOW') {
+      err = problem(
+        'request_header_fields_too_large',
+        'The request line and headers are larger than this API accepts; send less in the URL or headers.',
+        { errors: [{ location: 'header', message: 'too large' }] },
+      );
+    } else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      err = problem('request_timeout', 'The request was not received in time.');
+    } else if (error.code === 'HPE_INVALID_METHOD' && line) {
+      err = noRouteProblem(this.knownRoutes ?? [], line.method, line.path);
+    } else {
+      err = problem('bad_request', 'The request is not valid HTTP.');
+    }
+    this.log.info(
+      { error_code: err.code, status: err.status, code: error.code },
+      'request refused by the parser',
+    );
+    if (socket.writable) {
+      const body = JSON.stringify(toDocument(err, docsUrl, line?.path ?? '/'));
+      const headers = {
+        'content-type': PROBLEM_TYPE,
+        'content-length': String(Buffer.byteLength(body)),
+        connection: 'close',
+        ...err.options.headers,
+      };
+      socket.write(
+        `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status]}\r\n${Object.entries(headers)
+          .map(([k, v]) => `${k}: ${v}\r\n`)
+          .join('')}\r\n${body}`,
+      );
+    }
+    socket.destroy();
+  };
+}
+
+/**
  * Every error becomes a problem document: validation (422), malformed or oversized bodies
- * (400, 413, 415), unknown routes (404) and known routes called with the wrong method (405),
- * and unexpected failures (500, details logged, never returned).
+ * (400, 413, 415), unknown routes (404) and known routes called with a method they do not have
+ * (405, QUERY included), and unexpected failures (500, details logged, never returned).
  */
 export const problemsPlugin = fp<{ docsUrl: string }>(async (app: FastifyInstance, { docsUrl }) => {
   const routes: RouteShape[] = [];
@@ -181,6 +303,7 @@ export const problemsPlugin = fp<{ docsUrl: string }>(async (app: FastifyInstanc
       methods: methods.map((m) => m.toUpperCase()),
       url: route.url,
       pattern: patternOf(route.url),
+      specificity: route.url.split('/').filter((s) => s !== '' && !s.startsWith(':') && s !== '*').length,
     });
   });
 
@@ -188,13 +311,18 @@ export const problemsPlugin = fp<{ docsUrl: string }>(async (app: FastifyInstanc
     for (const [k, v] of Object.entries(err.options.headers ?? {})) reply.header(k, v);
     return reply
       .code(err.status)
-      .type('application/problem+json; charset=utf-8')
+      .type(PROBLEM_TYPE)
       .serializer(JSON.stringify)
-      .send(toDocument(err, docsUrl, request.url.split('?')[0]!));
+      .send(toDocument(err, docsUrl, pathOf(request.url)));
   }
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const err = fromFastifyError(error, request);
+    // No route has this method: fastify reads the body of a QUERY (or any method with a body)
+    // before its 404 handler, and refuses one without a content type; answer 405/404 instead.
+    const noRoute = request.is404 && /^FST_ERR_(ROUTE|CTP)_/.test(error.code ?? '');
+    const err = noRoute
+      ? noRouteProblem(routes, request.method, pathOf(request.url))
+      : fromFastifyError(error, request);
     // Store errors carry a statement's shape, never its parameters (projections/store-errors.ts).
     if (err.status === 500) request.log.error({ err: error }, 'request failed');
     else if (err.status >= 500 || err.code === 'unprocessable_entity')
@@ -206,21 +334,7 @@ export const problemsPlugin = fp<{ docsUrl: string }>(async (app: FastifyInstanc
     return send(reply, request, err);
   });
 
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0]!;
-    const allowed = new Set<string>();
-    for (const r of routes) if (r.pattern.test(path)) for (const m of r.methods) allowed.add(m);
-    if (allowed.size > 0) {
-      const allow = [...allowed].sort().join(', ');
-      return send(
-        reply,
-        request,
-        problem('method_not_allowed', `${request.method} is not supported here; use ${allow}.`, {
-          headers: { allow },
-          errors: [{ location: 'method', message: `must be one of: ${allow}`, value: request.method }],
-        }),
-      );
-    }
-    return send(reply, request, problem('not_found', `No route ${request.method} ${path}.`));
-  });
+  app.setNotFoundHandler((request, reply) =>
+    send(reply, request, noRouteProblem(routes, request.method, pathOf(request.url))),
+  );
 });

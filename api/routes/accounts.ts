@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { type Accounts, newId, type Project } from '../../projections/state/accounts.ts';
 import { type StateStore, sqlState, UNIQUE_VIOLATION } from '../../projections/state/state-store.ts';
-import { decodeCursor, ListEnvelope, pageOf, pageQuery } from '../pagination.ts';
+import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { principalOf } from '../plugins/authentication.ts';
 import { problem } from '../problem.ts';
 import { Timestamp, withProblems } from '../schemas.ts';
@@ -61,9 +61,9 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
       requireOwnOrganization(request.params.orgId, principal.project.organization_id);
       const endpoint = 'organization-projects';
       const limit = request.query.limit ?? 25;
-      const after = decodeCursor(endpoint, request.query.cursor, Type.String());
+      const after = app.cursors.decode(endpoint, request.query.cursor, Position.id());
       const rows = await accounts.projectsOf(principal.project.organization_id, after, limit + 1);
-      return pageOf(endpoint, rows, limit, projectView, (p) => p.id);
+      return app.cursors.page(endpoint, rows, limit, projectView, (p) => p.id);
     },
   );
 
@@ -120,24 +120,25 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
       requireOwnOrganization(request.params.orgId, principal.project.organization_id);
       const endpoint = 'notification-emails';
       const limit = request.query.limit ?? 25;
-      const after = decodeCursor(endpoint, request.query.cursor, Type.String());
+      const after = app.cursors.decode(endpoint, request.query.cursor, Position.id());
       const rows = await state.query<EmailRow>(
         `SELECT id, organization_id, email, verified_at, created_at FROM notification_emails
          WHERE organization_id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR id > $2) ORDER BY id LIMIT $3`,
         [principal.project.organization_id, after ?? null, limit + 1],
       );
-      return pageOf(endpoint, rows, limit, emailView, (r) => r.id);
+      return app.cursors.page(endpoint, rows, limit, emailView, (r) => r.id);
     },
   );
 
-  const refuse = {
+  const refuse = (param: 'projectId' | 'keyId') => ({
     schema: {
       tags: ['accounts'],
       summary: 'Always refused: keys are managed in the dashboard',
       description: KEY_MANAGEMENT_REFUSAL,
+      params: Type.Object({ [param]: Type.String({ maxLength: 200 }) }),
       response: withProblems({}),
     },
-  };
+  });
   const refusal = async () => {
     throw problem('credential_management_forbidden', KEY_MANAGEMENT_REFUSAL, {
       resolve: {
@@ -147,7 +148,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
       },
     });
   };
-  app.post('/v1/projects/:projectId/api-keys', refuse, refusal);
-  app.post('/v1/api-keys/:keyId/roll', refuse, refusal);
-  app.delete('/v1/api-keys/:keyId', refuse, refusal);
+  app.post('/v1/projects/:projectId/api-keys', refuse('projectId'), refusal);
+  app.post('/v1/api-keys/:keyId/roll', refuse('keyId'), refusal);
+  app.delete('/v1/api-keys/:keyId', refuse('keyId'), refusal);
 };

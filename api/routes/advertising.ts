@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import { type AdCounts, AdvertisingQueries } from '../../projections/analytics/advertising-queries.ts';
+import { NO_MATCH, type ScopeId } from '../../projections/analytics/analytics-store.ts';
 import { slugOf } from '../../projections/analytics/occupations.ts';
 import type { EntityRow } from '../../projections/catalog/catalog-reader.ts';
-import { decodeCursor, encodeCursor, ListEnvelope, pageQuery } from '../pagination.ts';
+import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { requirePremiumEndpoint } from '../premium.ts';
 import { StringEnum, Timestamp, withProblems } from '../schemas.ts';
 import { type AnalyticsRouteOptions, notFound, WindowQuery } from '../views/analytics.ts';
@@ -271,13 +272,13 @@ export const advertisingRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions>
       const { rows } = await trends(q.window_days ?? 7, q.min_podcast_reach ?? 3);
       const endpoint = `sponsor-trends:${q.window_days ?? 7}:${q.min_podcast_reach ?? 3}`;
       const limit = q.limit ?? 25;
-      const offset = decodeCursor(endpoint, q.cursor, Type.Integer({ minimum: 0 })) ?? 0;
+      const offset = app.cursors.decode(endpoint, q.cursor, Position.offset()) ?? 0;
       const page = await trendViews(rows.slice(offset, offset + limit));
       const out: Static<ReturnType<typeof ListEnvelope<typeof TrendRow>>> = {
         data: page,
         has_more: offset + limit < rows.length,
       };
-      if (out.has_more) out.cursor = encodeCursor(endpoint, offset + limit);
+      if (out.has_more) out.cursor = app.cursors.encode(endpoint, offset + limit);
       return out;
     },
   );
@@ -369,10 +370,10 @@ export const advertisingRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions>
       const company = await catalog.company(q.company_id);
       if (!company)
         throw notFound('query.company_id', 'no company has this slug, domain or ID', q.company_id);
-      const scope: { podcastId?: string; publisherId?: string } = {};
-      if (q.podcast_id !== undefined) scope.podcastId = (await catalog.podcast(q.podcast_id))?.id ?? '\u0000';
+      const scope: { podcastId?: ScopeId; publisherId?: ScopeId } = {};
+      if (q.podcast_id !== undefined) scope.podcastId = (await catalog.podcast(q.podcast_id))?.id ?? NO_MATCH;
       if (q.publisher_id !== undefined)
-        scope.publisherId = (await catalog.publisher(q.publisher_id))?.id ?? '\u0000';
+        scope.publisherId = (await catalog.publisher(q.publisher_id))?.id ?? NO_MATCH;
       const result = await ads.companyTimeseries(company.id, window, interval, scope);
       return {
         company: { id: company.id, name: company.name, slug: company.slug, domain: company.company_domain },

@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { DeliveryKit } from '../../processors/delivery/kit.ts';
+import { SIGNED_TOKEN_PATTERN } from '../../processors/delivery/secrets.ts';
 import { AlertsStore } from '../../projections/alerts/alerts-store.ts';
 import type { Accounts } from '../../projections/state/accounts.ts';
 import type { StateStore } from '../../projections/state/state-store.ts';
-import { invalidParameter, problem } from '../problem.ts';
+import { problem } from '../problem.ts';
 import { withProblems } from '../schemas.ts';
 
 const DisableView = Type.Object({
@@ -16,10 +17,18 @@ const DisableView = Type.Object({
   ),
 });
 
+/** A signed token as TokenSigner writes it: base64url payload, a dot, base64url HMAC-SHA256. */
 const TokenSchema = Type.String({
-  minLength: 1,
   maxLength: 1000,
-  description: 'the token from the email footer',
+  pattern: SIGNED_TOKEN_PATTERN,
+  description: 'the token of the email footer link; one this service did not sign is a 401',
+});
+
+const Responses = withProblems({
+  200: DisableView,
+  401: Type.Ref('Problem', {
+    description: '`invalid_link_token`: the token is not one this service signed (or is missing)',
+  }),
 });
 
 /**
@@ -41,7 +50,9 @@ export const alertDisableRoutes: FastifyPluginAsyncTypebox<{
   async function resolve(token: string, location: string) {
     const payload = delivery.disableTokens.verify<{ a?: unknown; e?: unknown }>(token);
     if (!payload || typeof payload.a !== 'string' || typeof payload.e !== 'string') {
-      throw invalidParameter(location, 'is not a valid disable token', token);
+      throw problem('invalid_link_token', 'This is not a disable link of this service.', {
+        errors: [{ location, message: 'is not a valid disable token', value: token }],
+      });
     }
     const alert = await alerts.get(payload.a);
     if (!alert) throw problem('not_found', 'The alert of this link no longer exists.');
@@ -62,7 +73,7 @@ export const alertDisableRoutes: FastifyPluginAsyncTypebox<{
         tags: ['alerts'],
         summary: 'Check an email-footer disable token and describe the alert it disables',
         querystring: Type.Object({ token: TokenSchema }),
-        response: withProblems({ 200: DisableView }),
+        response: Responses,
       },
     },
     async (request) => {
@@ -84,13 +95,17 @@ export const alertDisableRoutes: FastifyPluginAsyncTypebox<{
         body: Type.Optional(
           Type.Object({ token: Type.Optional(TokenSchema) }, { additionalProperties: true }),
         ),
-        response: withProblems({ 200: DisableView }),
+        response: Responses,
       },
     },
     async (request) => {
       const fromBody = (request.body as { token?: string } | undefined)?.token;
       const token = fromBody ?? request.query.token;
-      if (!token) throw invalidParameter('body.token', 'is required (or pass it as ?token=)');
+      if (!token) {
+        throw problem('invalid_link_token', 'Send the token of the disable link.', {
+          errors: [{ location: 'body.token', message: 'is required (or pass it as ?token=)' }],
+        });
+      }
       const { alert, email } = await resolve(token, fromBody ? 'body.token' : 'query.token');
       if (!alert.is_active) return view(alert, email);
       const project = await accounts.project(alert.project_id);

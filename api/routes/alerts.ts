@@ -35,8 +35,9 @@ import type { AnalyticsStore } from '../../projections/analytics/analytics-store
 import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import type { Principal } from '../../projections/state/accounts.ts';
 import type { StateStore } from '../../projections/state/state-store.ts';
-import { decodeCursor, encodeCursor, ListEnvelope, pageOf, pageQuery } from '../pagination.ts';
+import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { principalOf } from '../plugins/authentication.ts';
+import { bodyRule } from '../plugins/openapi-document.ts';
 import { type FieldError, problem } from '../problem.ts';
 import { withProblems } from '../schemas.ts';
 import {
@@ -98,9 +99,9 @@ type PatchBody = Static<typeof PatchAlertBody>;
 const AlertParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
 const ProjectParams = Type.Object({ projectId: Type.String({ maxLength: 200 }) });
 
-const LIST_POSITION = Type.Object({ c: Type.String(), i: Type.String() });
-const TIME_POSITION = Type.Object({ d: Type.String(), i: Type.String() });
-const INDEX_POSITION = Type.Integer({ minimum: 0 });
+const LIST_POSITION = Type.Object({ c: Position.instant(), i: Position.id() });
+const TIME_POSITION = Type.Object({ d: Position.instant(), i: Position.id() });
+const INDEX_POSITION = Position.offset();
 
 function ownProject(principal: Principal, ref: string): void {
   const p = principal.project;
@@ -141,6 +142,13 @@ function allowanceProblem(err: AllowanceExceededError, principal: Principal, das
     },
   );
 }
+
+/** The rule of `speakerRolesRefusal`, stated in the OpenAPI document of create and preview. */
+const SPEAKER_ROLES_RULE = bodyRule(
+  'filters.speaker_roles is accepted only with kind PODCAST_SPEAKER (otherwise 422 unprocessable_entity)',
+  { required: ['filters'], properties: { filters: { required: ['speaker_roles'] } } },
+  { required: ['kind'], properties: { kind: { const: 'PODCAST_SPEAKER' } } },
+);
 
 function speakerRolesRefusal(path: string): never {
   throw problem('unprocessable_entity', 'filters.speaker_roles applies only to PODCAST_SPEAKER alerts.', {
@@ -464,14 +472,14 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{
     ownProject(principal, projectId);
     const endpoint = 'project-alerts';
     const limit = query.limit ?? 25;
-    const after = decodeCursor(endpoint, query.cursor, LIST_POSITION);
+    const after = app.cursors.decode(endpoint, query.cursor, LIST_POSITION);
     const rows = await store.list(
       principal.project.id,
       after ? { created_at: after.c, id: after.i } : undefined,
       limit + 1,
     );
     const names = await entityNames(catalog, rows);
-    return pageOf(
+    return app.cursors.page(
       endpoint,
       rows,
       limit,
@@ -486,6 +494,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{
   app.post(
     '/v1/projects/:projectId/alerts',
     {
+      config: { bodyConstraints: [SPEAKER_ROLES_RULE] },
       schema: {
         tags,
         summary: 'Create an alert',
@@ -608,6 +617,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{
   app.post(
     '/v1/projects/:projectId/alerts/preview',
     {
+      config: { bodyConstraints: [SPEAKER_ROLES_RULE] },
       schema: {
         tags,
         summary: 'Start a preview: how many episodes of the previous 7 days an alert would match',
@@ -692,12 +702,12 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{
       const alert = await alertHistoryFor(request, request.params.id);
       const endpoint = `alert-matches:${alert.id}`;
       const limit = request.query.limit ?? 25;
-      const after = decodeCursor(endpoint, request.query.cursor, TIME_POSITION);
+      const after = app.cursors.decode(endpoint, request.query.cursor, TIME_POSITION);
       const page = await matchesPage(services, alert, after, limit);
       return {
         data: page.data,
         has_more: page.next !== undefined,
-        ...(page.next ? { cursor: encodeCursor(endpoint, page.next) } : {}),
+        ...(page.next ? { cursor: app.cursors.encode(endpoint, page.next) } : {}),
       };
     },
   );
@@ -717,12 +727,12 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{
       const alert = await alertHistoryFor(request, request.params.id);
       const endpoint = `alert-deliveries:${alert.id}`;
       const limit = request.query.limit ?? 25;
-      const after = decodeCursor(endpoint, request.query.cursor, TIME_POSITION);
+      const after = app.cursors.decode(endpoint, request.query.cursor, TIME_POSITION);
       const page = await deliveriesPage(services, alert.id, after, limit, publicUrl);
       return {
         data: page.data,
         has_more: page.next !== undefined,
-        ...(page.next ? { cursor: encodeCursor(endpoint, page.next) } : {}),
+        ...(page.next ? { cursor: app.cursors.encode(endpoint, page.next) } : {}),
       };
     },
   );
@@ -778,14 +788,14 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{
       }
       const endpoint = `delivery-matches:${request.params.id}`;
       const limit = request.query.limit ?? 25;
-      const from = decodeCursor(endpoint, request.query.cursor, INDEX_POSITION) ?? 0;
+      const from = app.cursors.decode(endpoint, request.query.cursor, INDEX_POSITION) ?? 0;
       const ids = found.matchIds.slice(from, from + limit);
       const more = from + limit < found.matchIds.length;
       return {
         ...found.delivery,
         matches: await matchDocuments(services, ids, { audience: 'rest' }),
         matches_has_more: more,
-        ...(more ? { matches_cursor: encodeCursor(endpoint, from + limit) } : {}),
+        ...(more ? { matches_cursor: app.cursors.encode(endpoint, from + limit) } : {}),
       };
     },
   );

@@ -4,7 +4,7 @@ import { ChartQueries, type PublisherBiasRow } from '../../projections/analytics
 import { ListEnvelope, pageQuery } from '../pagination.ts';
 import { requirePremiumEndpoint } from '../premium.ts';
 import { invalidParameter } from '../problem.ts';
-import { StringEnum, Timestamp, withProblems } from '../schemas.ts';
+import { DateParam, StringEnum, Timestamp, withProblems } from '../schemas.ts';
 import type { AnalyticsRouteOptions } from '../views/analytics.ts';
 import { parseInstant } from '../windows.ts';
 import { offsetPage } from './rankings.ts';
@@ -74,12 +74,8 @@ const LeaderboardQuery = Type.Object({
       description: `applied to score and diversity metrics (default ${DEFAULT_MIN_POLITICAL}); ignored for the others`,
     }),
   ),
-  since: Type.Optional(
-    Type.String({ maxLength: 40, description: 'analyses evaluated on or after (RFC 3339)' }),
-  ),
-  until: Type.Optional(
-    Type.String({ maxLength: 40, description: 'analyses evaluated strictly before (RFC 3339)' }),
-  ),
+  since: DateParam('analyses evaluated on or after'),
+  until: DateParam('analyses evaluated strictly before'),
   ...pageQuery(),
 });
 
@@ -165,7 +161,7 @@ export const biasRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = asyn
         q.min_political_podcasts ?? DEFAULT_MIN_POLITICAL,
       );
       const endpoint = `bias-leaderboard:${metric}`;
-      const page = offsetPage(endpoint, ranked, q.limit ?? 25, q.cursor);
+      const page = offsetPage(app.cursors, endpoint, ranked, q.limit ?? 25, q.cursor);
       const offset = ranked.indexOf(page.data[0]!);
       const publishers = await catalog.publishersByIds(page.data.map((r) => r.publisher_id));
       return {

@@ -1,13 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import { AdvertisingQueries } from '../../projections/analytics/advertising-queries.ts';
+import { NO_MATCH } from '../../projections/analytics/analytics-store.ts';
 import { ChartQueries } from '../../projections/analytics/chart-queries.ts';
 import { EpisodeQueries } from '../../projections/analytics/episode-queries.ts';
 import type { EntityRow, PodcastRow, PublisherRow } from '../../projections/catalog/catalog-reader.ts';
-import { decodeCursor, ListEnvelope, pageOf, pageQuery } from '../pagination.ts';
-import { parseIncludes } from '../premium.ts';
+import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
+import { notWith } from '../plugins/openapi-document.ts';
+import { IncludeParam, parseIncludes } from '../premium.ts';
 import { invalidParameter } from '../problem.ts';
-import { Timestamp, withProblems } from '../schemas.ts';
+import { Timestamp, WORDS_PATTERN, withProblems } from '../schemas.ts';
 import { MatchQualitySchema } from '../search/views.ts';
 import { type AnalyticsRouteOptions, notFound } from '../views/analytics.ts';
 import { RankingRecord, rankingRecords } from './rankings.ts';
@@ -208,6 +210,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
     ),
     language: Type.Optional(
       Type.String({
+        maxLength: 35,
         pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$',
         description: 'primary language subtag match',
       }),
@@ -215,20 +218,23 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
     category: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'category slug' })),
     q: Type.Optional(
       Type.String({
-        minLength: 1,
         maxLength: 500,
+        pattern: WORDS_PATTERN,
         description:
-          'podcast name to search for: answers as GET /v1/podcasts/search does (ranked by match, not with the other filters)',
+          'podcast name to search for, with a word of letters or digits: answers as GET /v1/podcasts/search does (ranked by match, not with the other filters)',
       }),
     ),
     ...pageQuery(),
   });
-  const POD_POSITION = Type.Object({ p: Type.Number(), id: Type.String() });
+  const POD_POSITION = Type.Object({ p: Position.number(), id: Position.id() });
 
   app.get(
     '/v1/podcasts',
     {
-      config: { billable: { priceCents: 1 } },
+      config: {
+        billable: { priceCents: 1 },
+        queryConstraints: [notWith('q', 'publisher_id', 'language', 'category')],
+      },
       schema: {
         tags: ['podcasts'],
         summary: 'Podcasts, most popular first (with q: podcasts by name, best match first)',
@@ -260,14 +266,10 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
       }
       const endpoint = 'podcasts';
       const limit = q.limit ?? 25;
-      const after = decodeCursor(endpoint, q.cursor, POD_POSITION);
-      let publisher: string | null = null;
-      if (q.publisher_id !== undefined) {
-        const found = await catalog.publisher(q.publisher_id);
-        // An unknown publisher has no podcasts: an empty page, without asking the store.
-        if (!found) return { data: [], has_more: false };
-        publisher = found.id;
-      }
+      const after = app.cursors.decode(endpoint, q.cursor, POD_POSITION);
+      const publisher =
+        q.publisher_id !== undefined ? ((await catalog.publisher(q.publisher_id))?.id ?? NO_MATCH) : null;
+      if (publisher === NO_MATCH) return { data: [], has_more: false };
       const lang = q.language ? q.language.split(/[-_]/)[0]!.toLowerCase() : null;
       const rows = await state.query<PodcastRow>(
         `SELECT * FROM catalog_podcasts
@@ -279,7 +281,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
         [publisher, lang, q.category ?? null, after?.p ?? null, after?.id ?? '', limit + 1],
       );
       const page = await podcastViews(rows.slice(0, limit));
-      const result = pageOf(
+      const result = app.cursors.page(
         endpoint,
         rows,
         limit,
@@ -299,12 +301,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
         summary: 'One podcast by slug, ID or numeric directory ID',
         params: RefParams('podcast slug, ID or numeric directory ID'),
         querystring: Type.Object({
-          include: Type.Optional(
-            Type.String({
-              maxLength: 200,
-              description: `comma-separated: ${PODCAST_INCLUDES.join(', ')}; premium: ${PODCAST_PREMIUM.join(', ')}`,
-            }),
-          ),
+          include: IncludeParam(PODCAST_INCLUDES, PODCAST_PREMIUM),
         }),
         response: withProblems({ 200: Podcast }),
       },
@@ -381,7 +378,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
     ),
     ...pageQuery(),
   });
-  const NAME_POSITION = Type.Object({ n: Type.String(), id: Type.String() });
+  const NAME_POSITION = Type.Object({ n: Position.name(), id: Position.id() });
 
   app.get(
     '/v1/podcasts/publishers',
@@ -398,14 +395,14 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
       const q = request.query as Static<typeof NamedListQuery>;
       const endpoint = 'publishers';
       const limit = q.limit ?? 25;
-      const after = decodeCursor(endpoint, q.cursor, NAME_POSITION);
+      const after = app.cursors.decode(endpoint, q.cursor, NAME_POSITION);
       const rows = await state.query<PublisherRow>(
         `SELECT * FROM catalog_publishers
          WHERE ($1::text IS NULL OR name ILIKE '%' || $1 || '%') AND ($2::text IS NULL OR (name, id) > ($2, $3))
          ORDER BY name, id LIMIT $4`,
         [q.q !== undefined ? escapeLike(q.q) : null, after?.n ?? null, after?.id ?? '', limit + 1],
       );
-      const result = pageOf(
+      const result = app.cursors.page(
         endpoint,
         rows,
         limit,
@@ -436,14 +433,14 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
 
   async function entityList(kind: 'COMPANY' | 'PERSON', q: Static<typeof NamedListQuery>, endpoint: string) {
     const limit = q.limit ?? 25;
-    const after = decodeCursor(endpoint, q.cursor, NAME_POSITION);
+    const after = app.cursors.decode(endpoint, q.cursor, NAME_POSITION);
     const rows = await state.query<EntityRow>(
       `SELECT * FROM catalog_entities
        WHERE kind = $1 AND ($2::text IS NULL OR name ILIKE '%' || $2 || '%') AND ($3::text IS NULL OR (name, id) > ($3, $4))
        ORDER BY name, id LIMIT $5`,
       [kind, q.q !== undefined ? escapeLike(q.q) : null, after?.n ?? null, after?.id ?? '', limit + 1],
     );
-    return pageOf(
+    return app.cursors.page(
       endpoint,
       rows,
       limit,

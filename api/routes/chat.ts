@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { DeliveryKit } from '../../processors/delivery/kit.ts';
 import type { ChatConnection } from '../../projections/alerts/chat-connections.ts';
-import { decodeCursor, encodeCursor, ListEnvelope, pageOf, pageQuery } from '../pagination.ts';
+import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { problem } from '../problem.ts';
 import { Timestamp, withProblems } from '../schemas.ts';
 import { requireOwnProject } from './webhooks.ts';
@@ -79,9 +79,9 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ delivery: DeliveryKit; dash
       const principal = requireOwnProject(request, request.params.projectId);
       const endpoint = 'chat-connections';
       const limit = request.query.limit ?? 25;
-      const after = decodeCursor(endpoint, request.query.cursor, Type.String());
+      const after = app.cursors.decode(endpoint, request.query.cursor, Position.id());
       const rows = await delivery.chat.list(principal.project.id, after, limit + 1);
-      return pageOf(endpoint, rows, limit, view, (c) => c.id);
+      return app.cursors.page(endpoint, rows, limit, view, (c) => c.id);
     },
   );
 
@@ -101,7 +101,12 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ delivery: DeliveryKit; dash
       const connection = await delivery.chat.get(principal.project.id, request.params.id);
       if (!connection) throw notFound(request.params.id);
       const endpoint = `chat-channels:${connection.id}`;
-      const cursor = decodeCursor(endpoint, request.query.cursor, Type.String());
+      // The chat platform's own cursor, passed back to it as it gave it.
+      const cursor = app.cursors.decode(
+        endpoint,
+        request.query.cursor,
+        Type.String({ minLength: 1, maxLength: 1000 }),
+      );
       const res = await delivery.chatApi.channels(connection.token, {
         cursor,
         limit: request.query.limit ?? 100,
@@ -135,7 +140,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ delivery: DeliveryKit; dash
       return {
         data: res.data.channels,
         has_more: Boolean(next),
-        ...(next ? { cursor: encodeCursor(endpoint, next) } : {}),
+        ...(next ? { cursor: app.cursors.encode(endpoint, next) } : {}),
       };
     },
   );

@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
-import { MentionQueries, NO_MATCH, type TopEntityRow } from '../../projections/analytics/mention-queries.ts';
+import { NO_MATCH } from '../../projections/analytics/analytics-store.ts';
+import { MentionQueries, type TopEntityRow } from '../../projections/analytics/mention-queries.ts';
 import { DAY_MS } from '../../projections/analytics/time-buckets.ts';
-import { decodeCursor, encodeCursor, ListEnvelope, pageQuery, pageQueryAll } from '../pagination.ts';
+import { ListEnvelope, Position, pageQuery, pageQueryAll } from '../pagination.ts';
 import { invalidParameter, problem } from '../problem.ts';
 import { withProblems } from '../schemas.ts';
 import { type AnalyticsRouteOptions, compactEntities, EntityCompactFields } from '../views/analytics.ts';
@@ -20,7 +21,9 @@ const EntityWithMentions = Type.Object({
 const EntitiesQuery = Type.Object({
   ids: Type.Optional(
     Type.String({
-      maxLength: 20_000,
+      // At most 100 items (the pattern), 10,000 characters in all.
+      maxLength: 10_000,
+      pattern: '^[^,]*(,[^,]*){0,99}$',
       description:
         'comma-separated slugs or IDs, at most 100: returns exactly those (in that order), ignoring other filters and pagination; references that resolve to nothing are left out',
     }),
@@ -37,7 +40,6 @@ const EntitiesQuery = Type.Object({
     default: 30,
     description: 'mentions are counted over the trailing window of this many days',
   }),
-  q: Type.Optional(Type.String({ description: 'no longer accepted here: use GET /v1/entities/search' })),
   ...pageQuery(),
 });
 
@@ -45,7 +47,7 @@ const TypesResponse = ListEnvelope(
   Type.Object({ slug: Type.String(), name: Type.String(), entity_count: Type.Integer() }),
 );
 
-const POSITION = Type.Object({ m: Type.Integer(), id: Type.String() });
+const POSITION = Type.Object({ m: Position.count(), id: Position.id() });
 
 export const entityRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = async (app, opts) => {
   const mentions = new MentionQueries(opts.analytics);
@@ -58,12 +60,15 @@ export const entityRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = as
       schema: {
         tags: ['entities'],
         summary: 'Most-mentioned entities, or the entities named by ids',
+        description:
+          '`q` is no longer accepted here (a 422 pointing to GET /v1/entities/search, which searches entities by name).',
         querystring: EntitiesQuery,
         response: withProblems({ 200: ListEnvelope(EntityWithMentions) }),
       },
     },
     async (request) => {
-      const q = request.query as Static<typeof EntitiesQuery>;
+      // `q` is not in the schema (so not in the document), but unknown parameters are kept.
+      const q = request.query as Static<typeof EntitiesQuery> & { q?: unknown };
       if (q.q !== undefined) {
         throw problem(
           'validation_error',
@@ -124,7 +129,7 @@ export const entityRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = as
       }
       const endpoint = 'entities';
       const limit = q.limit ?? 25;
-      const after = decodeCursor(endpoint, q.cursor, POSITION);
+      const after = app.cursors.decode(endpoint, q.cursor, POSITION);
       const podcastId =
         q.podcast_id !== undefined ? ((await catalog.podcast(q.podcast_id))?.id ?? NO_MATCH) : undefined;
       const top = await mentions.topEntities(window, {
@@ -142,7 +147,7 @@ export const entityRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = as
       };
       if (top.length > limit) {
         const last = page.at(-1)!;
-        out.cursor = encodeCursor(endpoint, { m: last.mentions, id: last.entity_id });
+        out.cursor = app.cursors.encode(endpoint, { m: last.mentions, id: last.entity_id });
       }
       return out;
     },
@@ -161,7 +166,7 @@ export const entityRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = as
     },
     async (request) => {
       const endpoint = 'entity-types';
-      const after = decodeCursor(endpoint, request.query.cursor, Type.String());
+      const after = app.cursors.decode(endpoint, request.query.cursor, Position.id());
       const limit = request.query.limit;
       const rows = await opts.state.query<{ slug: string; name: string; entity_count: number }>(
         `SELECT category_slug AS slug, min(category_name) AS name, count(*)::int AS entity_count
@@ -174,7 +179,7 @@ export const entityRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = as
         data: page.map((r) => ({ ...r, entity_count: Number(r.entity_count) })),
         has_more: limit !== undefined && rows.length > limit,
       };
-      if (out.has_more) out.cursor = encodeCursor(endpoint, page.at(-1)!.slug);
+      if (out.has_more) out.cursor = app.cursors.encode(endpoint, page.at(-1)!.slug);
       return out;
     },
   );

@@ -8,8 +8,8 @@ import {
 } from '../../projections/analytics/episode-queries.ts';
 import { MentionQueries } from '../../projections/analytics/mention-queries.ts';
 import type { EpisodeRow, PodcastRow } from '../../projections/catalog/catalog-reader.ts';
-import { decodeCursor, encodeCursor, pageQuery, pageQueryAll } from '../pagination.ts';
-import { parseIncludes } from '../premium.ts';
+import { Position, pageQuery, pageQueryAll, StrictCursorParam } from '../pagination.ts';
+import { IncludeParam, parseIncludes } from '../premium.ts';
 import { Timestamp, withProblems } from '../schemas.ts';
 import { type AnalyticsRouteOptions, compactEntities, notFound } from '../views/analytics.ts';
 import {
@@ -119,6 +119,7 @@ const FeedQuery = Type.Object({
     Type.String({ minLength: 1, maxLength: 200, description: 'podcast slug, ID or numeric directory ID' }),
   ),
   ...pageQuery(),
+  cursor: StrictCursorParam,
 });
 
 const FeedResponse = Type.Object({
@@ -178,8 +179,9 @@ const WordsResponse = Type.Object({
   cursor: Type.Optional(Type.String()),
 });
 
-const FEED_POSITION = Type.Object({ t: Type.Integer(), id: Type.String() });
-const WORD_POSITION = Type.Object({ l: Type.Integer(), w: Type.Integer() });
+// The feed's first resume position is `{t: 0, id: ''}` (nothing read yet).
+const FEED_POSITION = Type.Object({ t: Position.epochMs(), id: Position.id({ minLength: 0 }) });
+const WORD_POSITION = Type.Object({ l: Position.uint32(), w: Position.uint32() });
 const IdParams = Type.Object({ id: Type.String({ maxLength: 200, description: 'episode slug or ID' }) });
 
 function speakerViews(rows: SpeakerRow[], people: Map<string, { id: string; name: string; slug: string }>) {
@@ -246,7 +248,7 @@ export const episodeRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
       const q = request.query as Static<typeof FeedQuery>;
       const endpoint = 'episode-feed';
       const limit = q.limit ?? 25;
-      const after = decodeCursor(endpoint, q.cursor, FEED_POSITION, true);
+      const after = app.cursors.decode(endpoint, q.cursor, FEED_POSITION, true);
       let podcastId: string | undefined;
       if (q.podcast_id !== undefined) {
         const podcast = await catalog.podcast(q.podcast_id);
@@ -263,7 +265,7 @@ export const episodeRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
           .filter((r) => podcasts.has(r.podcast_id))
           .map((r) => episodeView(r, podcasts.get(r.podcast_id)!)),
         has_more: rows.length > limit,
-        cursor: encodeCursor(
+        cursor: app.cursors.encode(
           endpoint,
           last ? { t: last.available_ms, id: last.id } : (after ?? { t: 0, id: '' }),
         ),
@@ -280,12 +282,7 @@ export const episodeRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
         summary: 'One episode, with optional sections',
         params: IdParams,
         querystring: Type.Object({
-          include: Type.Optional(
-            Type.String({
-              maxLength: 200,
-              description: `comma-separated: ${EPISODE_INCLUDES.join(', ')}; premium: ${EPISODE_PREMIUM.join(', ')}`,
-            }),
-          ),
+          include: IncludeParam(EPISODE_INCLUDES, EPISODE_PREMIUM),
         }),
         response: withProblems({ 200: Episode }),
       },
@@ -403,7 +400,7 @@ export const episodeRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
     async (request) => {
       const { episode, podcast } = await resolveEpisode(request.params.id);
       const endpoint = `transcript-mentions:${episode.id}`;
-      const offset = decodeCursor(endpoint, request.query.cursor, Type.Integer({ minimum: 0 })) ?? 0;
+      const offset = app.cursors.decode(endpoint, request.query.cursor, Position.offset()) ?? 0;
       const all = await mentions.episodeEntities(episode.id);
       const limit = request.query.limit;
       const end = limit === undefined ? all.length : offset + limit;
@@ -451,7 +448,7 @@ export const episodeRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
           })),
         has_more: end < all.length,
       };
-      if (out.has_more) out.cursor = encodeCursor(endpoint, end);
+      if (out.has_more) out.cursor = app.cursors.encode(endpoint, end);
       return out;
     },
   );
@@ -474,7 +471,7 @@ export const episodeRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
       const { episode, podcast } = await resolveEpisode(request.params.id);
       const endpoint = `transcript-words:${episode.id}`;
       const limit = request.query.limit ?? 1000;
-      const after = decodeCursor(endpoint, request.query.cursor, WORD_POSITION);
+      const after = app.cursors.decode(endpoint, request.query.cursor, WORD_POSITION);
       const rows = await episodes.words(episode.id, after, limit + 1);
       const page = rows.slice(0, limit);
       const out: Static<typeof WordsResponse> = {
@@ -491,7 +488,7 @@ export const episodeRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
       };
       if (out.has_more) {
         const last = page.at(-1)!;
-        out.cursor = encodeCursor(endpoint, { l: last.line_number, w: last.word_index });
+        out.cursor = app.cursors.encode(endpoint, { l: last.line_number, w: last.word_index });
       }
       return out;
     },

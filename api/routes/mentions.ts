@@ -1,13 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
+import { NO_MATCH } from '../../projections/analytics/analytics-store.ts';
 import { EpisodeQueries } from '../../projections/analytics/episode-queries.ts';
 import {
   type Change,
   type Counts,
   MentionQueries,
   type PodcastSort,
+  SORT_KEYS,
 } from '../../projections/analytics/mention-queries.ts';
-import { decodeCursor, encodeCursor, pageQuery } from '../pagination.ts';
+import { Position, pageQuery } from '../pagination.ts';
+import { exactlyOneOf } from '../plugins/openapi-document.ts';
 import { StringEnum, Timestamp, withProblems } from '../schemas.ts';
 import {
   type AnalyticsRouteOptions,
@@ -160,8 +163,13 @@ const MentionsResponse = Type.Object({
   cursor: Type.Optional(Type.String()),
 });
 
-const BY_PODCAST_POSITION = Type.Object({ k: Type.Array(Type.Number()), id: Type.String() });
-const LINE_POSITION = Type.Object({ p: Type.Integer(), e: Type.String(), l: Type.Integer() });
+/** After a row of the by-podcast list: its sort key (one number per key of the sort) and podcast. */
+const byPodcastPosition = (sort: PodcastSort) =>
+  Type.Object({
+    k: Type.Array(Position.number(), { minItems: SORT_KEYS[sort], maxItems: SORT_KEYS[sort] }),
+    id: Position.id(),
+  });
+const LINE_POSITION = Type.Object({ p: Position.epochMs(), e: Position.id(), l: Position.uint32() });
 
 export const mentionRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = async (app, opts) => {
   const mentions = new MentionQueries(opts.analytics);
@@ -171,7 +179,7 @@ export const mentionRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
   app.get(
     '/v1/podcasts/mentions/timeseries',
     {
-      config: { billable: { priceCents: 2 } },
+      config: { billable: { priceCents: 2 }, queryConstraints: [exactlyOneOf('entity_id', 'company_id')] },
       schema: {
         tags: ['mentions'],
         summary: 'Mention lines, episodes and podcasts per bucket over a window (at most 90 days)',
@@ -201,7 +209,7 @@ export const mentionRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
   app.get(
     '/v1/podcasts/mentions/by-podcast',
     {
-      config: { billable: { priceCents: 3 } },
+      config: { billable: { priceCents: 3 }, queryConstraints: [exactlyOneOf('entity_id', 'company_id')] },
       schema: {
         tags: ['mentions'],
         summary: 'Podcasts that mentioned an entity: current window against the previous one',
@@ -221,7 +229,7 @@ export const mentionRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
       const sort = (q.sort ?? 'mentions') as PodcastSort;
       const endpoint = `mentions-by-podcast:${sort}`;
       const limit = q.limit ?? 25;
-      const after = decodeCursor(endpoint, q.cursor, BY_PODCAST_POSITION);
+      const after = app.cursors.decode(endpoint, q.cursor, byPodcastPosition(sort));
       const { rows, totals } = await mentions.byPodcast(scope, window, {
         sort,
         change: q.change as Change | undefined,
@@ -296,7 +304,7 @@ export const mentionRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
       if (interval) out.interval = interval;
       if (rows.length > limit) {
         const last = page.at(-1)!;
-        out.cursor = encodeCursor(endpoint, { k: last.key, id: last.podcast_id });
+        out.cursor = app.cursors.encode(endpoint, { k: last.key, id: last.podcast_id });
       }
       return out;
     },
@@ -305,7 +313,7 @@ export const mentionRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
   app.get(
     '/v1/podcasts/mentions',
     {
-      config: { billable: { priceCents: 2 } },
+      config: { billable: { priceCents: 2 }, queryConstraints: [exactlyOneOf('entity_id', 'company_id')] },
       schema: {
         tags: ['mentions'],
         summary: 'The lines that mention an entity, newest episode first',
@@ -318,10 +326,10 @@ export const mentionRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
       const window = resolveWindow(q, WINDOW);
       const entity = await resolveSubject(catalog, q);
       const scope = await resolveScope(catalog, entity, q);
-      if (q.episode_id !== undefined) scope.episodeId = (await catalog.episode(q.episode_id))?.id ?? '\u0000';
+      if (q.episode_id !== undefined) scope.episodeId = (await catalog.episode(q.episode_id))?.id ?? NO_MATCH;
       const endpoint = 'mentions';
       const limit = q.limit ?? 25;
-      const after = decodeCursor(endpoint, q.cursor, LINE_POSITION);
+      const after = app.cursors.decode(endpoint, q.cursor, LINE_POSITION);
       const rows = await mentions.lines(scope, window, { after, limit: limit + 1 });
       const page = rows.slice(0, limit);
       const [refs, texts, speakers] = await Promise.all([
@@ -369,7 +377,7 @@ export const mentionRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
       };
       if (rows.length > limit) {
         const last = page.at(-1)!;
-        out.cursor = encodeCursor(endpoint, {
+        out.cursor = app.cursors.encode(endpoint, {
           p: Number(last.published_ms),
           e: last.episode_id,
           l: Number(last.line_number),

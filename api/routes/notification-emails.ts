@@ -71,7 +71,7 @@ export const notificationEmailRoutes: FastifyPluginAsyncTypebox<{
   delivery: DeliveryKit;
 }> = async (app, { state, delivery }) => {
   const invalidToken = (location: string, token: string) =>
-    problem('validation_error', 'The verification token is unknown, already used or expired.', {
+    problem('invalid_link_token', 'The verification token is unknown, already used or expired.', {
       errors: [{ location, message: 'is unknown, used or expired', value: token }],
       resolve: {
         message: 'Ask for a new verification mail, then follow its link.',
@@ -82,9 +82,15 @@ export const notificationEmailRoutes: FastifyPluginAsyncTypebox<{
     });
 
   const TokenSchema = Type.String({
-    minLength: 1,
-    maxLength: 200,
-    description: 'the token from the mailed link',
+    maxLength: 36,
+    pattern: '^nev_[A-Za-z0-9_-]{32}$',
+    description: 'the token of the mailed link; an unknown, used or expired one is a 401',
+  });
+  const Responses = withProblems({
+    200: NotificationEmail,
+    401: Type.Ref('Problem', {
+      description: '`invalid_link_token`: the token is unknown, already used or expired',
+    }),
   });
 
   app.get(
@@ -95,7 +101,7 @@ export const notificationEmailRoutes: FastifyPluginAsyncTypebox<{
         tags: ['notification emails'],
         summary: 'Verify a notification email (the link in the verification mail)',
         querystring: Type.Object({ token: TokenSchema }),
-        response: withProblems({ 200: NotificationEmail }),
+        response: Responses,
       },
     },
     async (request) => {
@@ -113,7 +119,7 @@ export const notificationEmailRoutes: FastifyPluginAsyncTypebox<{
         tags: ['notification emails'],
         summary: 'Verify a notification email with the mailed token',
         body: Type.Object({ token: TokenSchema }),
-        response: withProblems({ 200: NotificationEmail }),
+        response: Responses,
       },
     },
     async (request) => {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import { ChartQueries, type ChartRow } from '../../projections/analytics/chart-queries.ts';
 import type { PodcastRow, PublisherRow } from '../../projections/catalog/catalog-reader.ts';
-import { decodeCursor, encodeCursor, ListEnvelope, pageQueryAll } from '../pagination.ts';
+import { type Cursors, ListEnvelope, Position, pageQueryAll } from '../pagination.ts';
 import { Timestamp, withProblems } from '../schemas.ts';
 import { type AnalyticsRouteOptions, notFound } from '../views/analytics.ts';
 
@@ -167,22 +167,21 @@ export function rankingRecords(
   });
 }
 
-const OFFSET = Type.Integer({ minimum: 0 });
-
 /** A page of an in-memory list, by offset; `limit` absent means everything. */
 export function offsetPage<T>(
+  cursors: Cursors,
   endpoint: string,
   items: T[],
   limit: number | undefined,
   cursor: string | undefined,
 ) {
-  const offset = decodeCursor(endpoint, cursor, OFFSET) ?? 0;
+  const offset = cursors.decode(endpoint, cursor, Position.offset()) ?? 0;
   const end = limit === undefined ? items.length : offset + limit;
   const out: { data: T[]; has_more: boolean; cursor?: string } = {
     data: items.slice(offset, end),
     has_more: end < items.length,
   };
-  if (out.has_more) out.cursor = encodeCursor(endpoint, end);
+  if (out.has_more) out.cursor = cursors.encode(endpoint, end);
   return out;
 }
 
@@ -211,7 +210,13 @@ export const rankingRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
       const rows = await charts.liveRowsOf([podcast.id]);
       const publishers = await catalog.publishersByIds(podcast.publisher_id ? [podcast.publisher_id] : []);
       const records = rankingRecords(rows, rows, new Map([[podcast.id, podcast]]), publishers);
-      return offsetPage(`rankings:${podcast.id}`, records, request.query.limit, request.query.cursor);
+      return offsetPage(
+        app.cursors,
+        `rankings:${podcast.id}`,
+        records,
+        request.query.limit,
+        request.query.cursor,
+      );
     },
   );
 
@@ -233,7 +238,7 @@ export const rankingRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
         current_row_count: r.current_row_count,
         latest_captured_at: iso(r.latest_captured_ms),
       }));
-      return offsetPage('ranking-sources', rows, request.query.limit, request.query.cursor);
+      return offsetPage(app.cursors, 'ranking-sources', rows, request.query.limit, request.query.cursor);
     },
   );
 };

@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { CLIP_TYPES, FILTER_ROLES, SEGMENT_TYPES } from '../../projections/search/search-index.ts';
 import { ListEnvelope, pageQuery, pageQueryAll } from '../pagination.ts';
-import { StringEnum, withProblems } from '../schemas.ts';
+import { atLeastOneOf, notWith, onlyWithOneOf } from '../plugins/openapi-document.ts';
+import { DateParam, NOT_BLANK_PATTERN, StringEnum, WORDS_PATTERN, withProblems } from '../schemas.ts';
 import {
   type ClipListParams,
   type ClipSearchParams,
@@ -25,26 +26,28 @@ import { EntityCompact } from '../views/catalog.ts';
 
 const MAX_QUERY = 500;
 const ref = (what: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: what }));
-const searchText = (description: string) =>
+/** Free text: `words` when it is analysed into words (keyword and name search), else not blank. */
+const searchText = (description: string, words = false) =>
   Type.Optional(
-    Type.String({ maxLength: MAX_QUERY, description: `${description} (at most ${MAX_QUERY} characters)` }),
-  );
-const dateParam = (description: string) =>
-  Type.Optional(
-    Type.String({ maxLength: 40, description: `${description}: YYYY-MM-DD or an RFC 3339 date-time` }),
+    Type.String({
+      maxLength: MAX_QUERY,
+      pattern: words ? WORDS_PATTERN : NOT_BLANK_PATTERN,
+      description: `${description} (at most ${MAX_QUERY} characters${words ? ', with a word of letters or digits' : ', not blank'})`,
+    }),
   );
 const role = Type.Optional(
   StringEnum(FILTER_ROLES, {
     description: 'how the entity features: as guest, host, panelist, correspondent, or mentioned',
   }),
 );
-const since = dateParam('episodes published on or after');
-const until = dateParam('episodes published before (a bare date includes that whole day)');
+const since = DateParam('episodes published on or after');
+const until = DateParam('episodes published before (a bare date includes that whole day)');
 
 const DialogueQuery = Type.Object({
   semantic_search: searchText('search by meaning'),
   keyword_search: searchText(
     'BM25 keyword search; each "double-quoted sequence" must occur as an exact ordered phrase, several phrases AND together',
+    true,
   ),
   entity_id: ref('entity slug or ID: episodes featuring this entity'),
   entity_type: Type.Optional(
@@ -95,7 +98,11 @@ const ClipListQuery = Type.Object({
 });
 
 const NameQuery = {
-  q: Type.String({ minLength: 1, maxLength: MAX_QUERY, description: 'free text' }),
+  q: Type.String({
+    maxLength: MAX_QUERY,
+    pattern: WORDS_PATTERN,
+    description: 'free text, with a word of letters or digits',
+  }),
 };
 
 export const PodcastSearchQuery = Type.Object({ ...NameQuery, ...pageQuery() });
@@ -119,7 +126,10 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ services: SearchServices 
   app.get(
     '/v1/podcasts/episodes/search',
     {
-      config: { billable: { priceCents: 3 } },
+      config: {
+        billable: { priceCents: 3 },
+        queryConstraints: [notWith('entity_type', 'role'), onlyWithOneOf('role', 'entity_id', 'company_id')],
+      },
       schema: {
         tags: ['search'],
         summary: 'Search dialogue by keyword, meaning or both',
@@ -129,13 +139,19 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ services: SearchServices 
         response: withProblems({ 200: DialogueResponse }),
       },
     },
-    async (request) => dialogueSearch(services, embedder, request.query as DialogueSearchParams),
+    async (request) => dialogueSearch(services, app.cursors, embedder, request.query as DialogueSearchParams),
   );
 
   app.get(
     '/v1/podcasts/clips/search',
     {
-      config: { billable: { priceCents: 2 } },
+      config: {
+        billable: { priceCents: 2 },
+        queryConstraints: [
+          atLeastOneOf('q', 'entity_id', 'company_id'),
+          onlyWithOneOf('role', 'entity_id', 'company_id'),
+        ],
+      },
       schema: {
         tags: ['clips'],
         summary: 'Search highlight clips by meaning and by who features in them',
@@ -143,7 +159,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ services: SearchServices 
         response: withProblems({ 200: ListEnvelope(ClipSearchItemSchema) }),
       },
     },
-    async (request) => clipSearch(services, embedder, request.query as ClipSearchParams),
+    async (request) => clipSearch(services, app.cursors, embedder, request.query as ClipSearchParams),
   );
 
   app.get(
@@ -157,7 +173,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ services: SearchServices 
         response: withProblems({ 200: ListEnvelope(ClipSchema) }),
       },
     },
-    async (request) => listClips(services, request.query as ClipListParams),
+    async (request) => listClips(services, app.cursors, request.query as ClipListParams),
   );
 
   app.get(
@@ -174,7 +190,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ services: SearchServices 
         response: withProblems({ 200: ListEnvelope(ClipSchema) }),
       },
     },
-    async (request) => episodeClips(services, request.params.id, request.query),
+    async (request) => episodeClips(services, app.cursors, request.params.id, request.query),
   );
 
   app.get(
@@ -194,7 +210,8 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ services: SearchServices 
         response: withProblems({ 200: ListEnvelope(EntitySearchItemSchema) }),
       },
     },
-    async (request) => searchEntities(services, request.query as Parameters<typeof searchEntities>[1]),
+    async (request) =>
+      searchEntities(services, app.cursors, request.query as Parameters<typeof searchEntities>[2]),
   );
 
   app.get(
@@ -208,7 +225,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ services: SearchServices 
         response: withProblems({ 200: ListEnvelope(PodcastSearchItemSchema) }),
       },
     },
-    async (request) => searchPodcasts(services, request.query),
+    async (request) => searchPodcasts(services, app.cursors, request.query),
   );
 };
 

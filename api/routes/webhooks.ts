@@ -10,7 +10,7 @@ import {
   OutboundResolveError,
 } from '../../processors/delivery/outbound-guard.ts';
 import type { WebhookConnection } from '../../projections/alerts/webhook-connections.ts';
-import { decodeCursor, ListEnvelope, pageOf, pageQuery } from '../pagination.ts';
+import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { principalOf } from '../plugins/authentication.ts';
 import { invalidParameter, problem } from '../problem.ts';
 import { Timestamp, withProblems } from '../schemas.ts';
@@ -141,9 +141,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ delivery: DeliveryKit }>
       const principal = requireOwnProject(request, request.params.projectId);
       const endpoint = 'webhook-connections';
       const limit = request.query.limit ?? 25;
-      const after = decodeCursor(endpoint, request.query.cursor, Type.String());
+      const after = app.cursors.decode(endpoint, request.query.cursor, Position.id());
       const rows = await webhooks.list(principal.project.id, after, limit + 1);
-      return pageOf(
+      return app.cursors.page(
         endpoint,
         rows,
         limit,

@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import {
   type ClipHit,
   type ClipType,
@@ -6,7 +5,7 @@ import {
   type FilterRole,
   type SearchFilter,
 } from '../../projections/search/search-index.ts';
-import { decodeCursor, encodeCursor } from '../pagination.ts';
+import { type Cursors, Position } from '../pagination.ts';
 import { invalidParameter, ProblemError } from '../problem.ts';
 import { MAX_DEPTH } from './dialogue-search.ts';
 import {
@@ -35,13 +34,18 @@ export interface ClipSearchParams {
   cursor?: string;
 }
 
-const Offset = Type.Integer({ minimum: 0, maximum: 100_000 });
+const Offset = Position.offset(100_000);
 
 /**
  * Clip search: by meaning of `q` over each clip's title, description, lead-in and spoken words,
  * and/or by the entities featuring in the clip (its speaker, with role, or mentioned within it).
  */
-export async function clipSearch(services: SearchServices, embedder: QueryEmbedder, p: ClipSearchParams) {
+export async function clipSearch(
+  services: SearchServices,
+  cursors: Cursors,
+  embedder: QueryEmbedder,
+  p: ClipSearchParams,
+) {
   const q = p.q?.trim();
   if (!q && p.entity_id === undefined && p.company_id === undefined) {
     throw new ProblemError('validation_error', 'Give at least one of q, entity_id or company_id.', {
@@ -78,7 +82,7 @@ export async function clipSearch(services: SearchServices, embedder: QueryEmbedd
   if (p.type !== undefined) filter.clipTypes = [p.type];
 
   const endpoint = 'clip-search';
-  const offset = decodeCursor(endpoint, p.cursor, Offset) ?? 0;
+  const offset = cursors.decode(endpoint, p.cursor, Offset) ?? 0;
   let hits: ClipHit[];
   let hasMore: boolean;
   let relevance: (h: ClipHit) => number;
@@ -113,7 +117,7 @@ export async function clipSearch(services: SearchServices, embedder: QueryEmbedd
     const episode = c && episodeRef(ctx, c.episode_id);
     if (c && episode) data.push(clipSearchItemView(c, episode, ctx, relevance(h)));
   }
-  return page(data, hasMore, endpoint, offset + limit);
+  return page(cursors, data, hasMore, endpoint, offset + limit);
 }
 
 export interface ClipListParams {
@@ -126,7 +130,7 @@ export interface ClipListParams {
 }
 
 /** The catalog-wide clip list, best (highest engagement) first. */
-export async function listClips(services: SearchServices, p: ClipListParams) {
+export async function listClips(services: SearchServices, cursors: Cursors, p: ClipListParams) {
   const { catalog } = services;
   const filter: SearchFilter = {};
   if (p.speaker !== undefined) {
@@ -138,18 +142,20 @@ export async function listClips(services: SearchServices, p: ClipListParams) {
     filter.podcastIds = [await resolvePodcastId(catalog, p.podcast_id, 'query.podcast_id')];
   if (p.type !== undefined) filter.clipTypes = [p.type];
   if (p.min_engagement !== undefined) filter.minEngagement = p.min_engagement;
-  return clipPage(services, 'clips', filter, p.limit ?? 25, p.cursor);
+  return clipPage(services, cursors, 'clips', filter, p.limit ?? 25, p.cursor);
 }
 
 /** Clips of one episode, best first; every clip when `limit` is omitted. */
 export async function episodeClips(
   services: SearchServices,
+  cursors: Cursors,
   episodeRefOrId: string,
   p: { limit?: number; cursor?: string },
 ) {
   const episodeId = await resolveEpisodeId(services.catalog, episodeRefOrId, 'path.id');
   return clipPage(
     services,
+    cursors,
     `episode-clips:${episodeId}`,
     { episodeIds: [episodeId] },
     p.limit ?? 1000,
@@ -159,12 +165,13 @@ export async function episodeClips(
 
 async function clipPage(
   services: SearchServices,
+  cursors: Cursors,
   endpoint: string,
   filter: SearchFilter,
   limit: number,
   cursor?: string,
 ) {
-  const offset = decodeCursor(endpoint, cursor, Offset) ?? 0;
+  const offset = cursors.decode(endpoint, cursor, Offset) ?? 0;
   const listed = await services.index.listClips(filter, 'engagement', limit + 1, offset);
   const hits = listed.slice(0, limit);
   const clips = await services.index.getClips(hits.map((h) => h.id));
@@ -178,11 +185,11 @@ async function clipPage(
     const episode = episodeRef(ctx, c.episode_id);
     if (episode) data.push(clipView(c, episode, ctx));
   }
-  return page(data, listed.length > limit, endpoint, offset + limit);
+  return page(cursors, data, listed.length > limit, endpoint, offset + limit);
 }
 
-function page<T>(data: T[], hasMore: boolean, endpoint: string, next: number) {
+function page<T>(cursors: Cursors, data: T[], hasMore: boolean, endpoint: string, next: number) {
   const out: { data: T[]; has_more: boolean; cursor?: string } = { data, has_more: hasMore };
-  if (hasMore) out.cursor = encodeCursor(endpoint, next);
+  if (hasMore) out.cursor = cursors.encode(endpoint, next);
   return out;
 }

@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import type { EntityRow } from '../../projections/catalog/catalog-reader.ts';
 import { reciprocalRankFusion } from '../../projections/search/rrf.ts';
 import {
@@ -13,7 +12,7 @@ import {
 } from '../../projections/search/search-index.ts';
 import { isEmptyKeywordQuery, parseKeywordQuery } from '../../projections/search/text-analysis.ts';
 import { feedbackQuery, PRF_DOCS, PRF_POOL } from '../../projections/search/vectors.ts';
-import { decodeCursor, encodeCursor } from '../pagination.ts';
+import { type Cursors, Position } from '../pagination.ts';
 import { invalidParameter, ProblemError } from '../problem.ts';
 import { entityCompact } from '../views/catalog.ts';
 import {
@@ -70,6 +69,7 @@ interface SegmentGroup {
  */
 export async function dialogueSearch(
   services: SearchServices,
+  cursors: Cursors,
   embedder: QueryEmbedder,
   p: DialogueSearchParams,
 ) {
@@ -123,7 +123,7 @@ export async function dialogueSearch(
   const focus = entity ?? company;
 
   const vector = semanticText ? await embedder.embed(semanticText, 'query.semantic_search') : undefined;
-  const offset = decodeCursor(ENDPOINT, p.cursor, Type.Integer({ minimum: 0, maximum: MAX_DEPTH })) ?? 0;
+  const offset = cursors.decode(ENDPOINT, p.cursor, Position.offset(MAX_DEPTH)) ?? 0;
 
   let source: 'keyword' | 'semantic' | 'hybrid' | 'filter';
   let page: SegmentGroup[];
@@ -188,7 +188,7 @@ export async function dialogueSearch(
     company?: { id: string; name: string; image_url: string | null };
     entity?: ReturnType<typeof entityCompact>;
   } = { data, has_more: hasMore };
-  if (hasMore) out.cursor = encodeCursor(ENDPOINT, offset + limit);
+  if (hasMore) out.cursor = cursors.encode(ENDPOINT, offset + limit);
   if (company) out.company = { id: company.id, name: company.name, image_url: company.image_url };
   if (focus) {
     const employerId = focus.person?.company_id;

@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import {
   compareMatches,
   type MatchQuality,
@@ -10,7 +9,7 @@ import {
 import { entityKey, type NameHit, type NameKind } from '../../projections/search/search-index.ts';
 import { analyze } from '../../projections/search/text-analysis.ts';
 import type { Entity, Podcast } from '../../schemas/generated/index.ts';
-import { decodeCursor, encodeCursor } from '../pagination.ts';
+import { type Cursors, Position } from '../pagination.ts';
 import { invalidParameter } from '../problem.ts';
 import type { SearchServices } from './search-services.ts';
 
@@ -18,7 +17,7 @@ import type { SearchServices } from './search-services.ts';
 const CANDIDATES = 200;
 /** Candidates whose mention counts break ties between equally good matches. */
 const COUNTED = 50;
-const Offset = Type.Integer({ minimum: 0, maximum: CANDIDATES });
+const Offset = Position.offset(CANDIDATES);
 
 export const ENTITY_SEARCH_TYPES = ['person', 'company', 'knowledge_graph_entity'] as const;
 export type EntitySearchType = (typeof ENTITY_SEARCH_TYPES)[number];
@@ -66,6 +65,7 @@ const cmpStr = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  */
 export async function searchEntities(
   services: SearchServices,
+  cursors: Cursors,
   p: { q: string; type?: EntitySearchType; limit?: number; cursor?: string },
 ) {
   const words = queryWords(p.q, 'query.q');
@@ -88,7 +88,7 @@ export async function searchEntities(
 
   const endpoint = 'entity-search';
   const limit = p.limit ?? 25;
-  const offset = decodeCursor(endpoint, p.cursor, Offset) ?? 0;
+  const offset = cursors.decode(endpoint, p.cursor, Offset) ?? 0;
   const page = ranked.slice(offset, offset + limit);
   const missing = page.filter((r) => !counts.has(entityKey(r.record.id, 'mention')));
   if (missing.length > 0) {
@@ -151,7 +151,7 @@ export async function searchEntities(
   });
   const hasMore = ranked.length > offset + limit;
   const out: { data: typeof data; has_more: boolean; cursor?: string } = { data, has_more: hasMore };
-  if (hasMore) out.cursor = encodeCursor(endpoint, offset + limit);
+  if (hasMore) out.cursor = cursors.encode(endpoint, offset + limit);
   return out;
 }
 
@@ -161,6 +161,7 @@ export async function searchEntities(
  */
 export async function searchPodcasts(
   services: SearchServices,
+  cursors: Cursors,
   p: { q: string; limit?: number; cursor?: string },
 ) {
   const words = queryWords(p.q, 'query.q');
@@ -173,7 +174,7 @@ export async function searchPodcasts(
   );
   const endpoint = 'podcast-search';
   const limit = p.limit ?? 25;
-  const offset = decodeCursor(endpoint, p.cursor, Offset) ?? 0;
+  const offset = cursors.decode(endpoint, p.cursor, Offset) ?? 0;
   const page = ranked.slice(offset, offset + limit);
   const podcastIds = page.map((r) => r.record.id);
   const [publishers, hosts, episodes] = await Promise.all([
@@ -218,6 +219,6 @@ export async function searchPodcasts(
   });
   const hasMore = ranked.length > offset + limit;
   const out: { data: typeof data; has_more: boolean; cursor?: string } = { data, has_more: hasMore };
-  if (hasMore) out.cursor = encodeCursor(endpoint, offset + limit);
+  if (hasMore) out.cursor = cursors.encode(endpoint, offset + limit);
   return out;
 }

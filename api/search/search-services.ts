@@ -3,6 +3,7 @@ import type { EmbeddingsPort } from '../../projections/embeddings/embeddings-por
 import type { SearchIndex } from '../../projections/search/search-index.ts';
 import type { Queryable } from '../../projections/state/state-store.ts';
 import { invalidParameter, problem } from '../problem.ts';
+import { parseInstant } from '../windows.ts';
 
 /** What the search endpoints read from. */
 export interface SearchServices {
@@ -105,9 +106,6 @@ function notFound(location: string, message: string, value: string) {
   });
 }
 
-const DAY_MS = 86_400_000;
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
 /**
  * `since` / `until` of the search endpoints: `since` is included (a bare date from 00:00 UTC);
  * `until` is excluded, and a bare date includes that whole UTC day — as on the mentions reads.
@@ -117,8 +115,8 @@ export function publishedRange(
   until: string | undefined,
 ): { publishedFrom?: number; publishedBefore?: number } {
   const out: { publishedFrom?: number; publishedBefore?: number } = {};
-  if (since !== undefined) out.publishedFrom = instant(since, 'query.since', false);
-  if (until !== undefined) out.publishedBefore = instant(until, 'query.until', true);
+  if (since !== undefined) out.publishedFrom = parseInstant(since, 'query.since', false);
+  if (until !== undefined) out.publishedBefore = parseInstant(until, 'query.until', true);
   if (
     out.publishedFrom !== undefined &&
     out.publishedBefore !== undefined &&
@@ -127,22 +125,4 @@ export function publishedRange(
     throw invalidParameter('query.since', 'must be before until', since);
   }
   return out;
-}
-
-function instant(value: string, location: string, endOfDay: boolean): number {
-  const v = value.trim();
-  const d = DATE.exec(v);
-  if (d) {
-    const t = Date.UTC(Number(d[1]), Number(d[2]) - 1, Number(d[3]));
-    const check = new Date(t);
-    if (check.getUTCDate() !== Number(d[3]) || check.getUTCMonth() !== Number(d[2]) - 1) {
-      throw invalidParameter(location, 'is not a calendar date', value);
-    }
-    return endOfDay ? t + DAY_MS : t;
-  }
-  if (/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}/.test(v)) {
-    const t = Date.parse(v.replace(' ', 'T'));
-    if (!Number.isNaN(t)) return t;
-  }
-  throw invalidParameter(location, 'must be a date (YYYY-MM-DD) or an RFC 3339 date-time', value);
 }

@@ -1,10 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import type { AnalyticsStore } from '../../projections/analytics/analytics-store.ts';
-import {
-  type GuestCriteria,
-  type MentionScope,
-  NO_MATCH,
-  type SpeakerRole,
+import { type AnalyticsStore, NO_MATCH } from '../../projections/analytics/analytics-store.ts';
+import type {
+  GuestCriteria,
+  MentionScope,
+  SpeakerRole,
 } from '../../projections/analytics/mention-queries.ts';
 import { primaryLanguage } from '../../projections/analytics/rows.ts';
 import type {
@@ -15,7 +14,7 @@ import type {
 } from '../../projections/catalog/catalog-reader.ts';
 import type { StateStore } from '../../projections/state/state-store.ts';
 import { invalidParameter, problem } from '../problem.ts';
-import { StringEnum, Timestamp } from '../schemas.ts';
+import { DateParam, StringEnum, Timestamp } from '../schemas.ts';
 import { EntityCompact, entityCompact, episodeReference } from './catalog.ts';
 
 /** What the analytics, catalog and transcript routes read from. */
@@ -57,19 +56,9 @@ export const SubjectQuery = {
 };
 
 export const WindowQuery = {
-  since: Type.Optional(
-    Type.String({
-      maxLength: 40,
-      description:
-        'start of the window, included: YYYY-MM-DD (00:00 UTC) or an RFC 3339 date-time; default 7 days before until',
-    }),
-  ),
-  until: Type.Optional(
-    Type.String({
-      maxLength: 40,
-      description:
-        'end of the window: a bare date includes that whole UTC day, a date-time is excluded; default now',
-    }),
+  since: DateParam('start of the window, included (a bare date from 00:00 UTC); default 7 days before until'),
+  until: DateParam(
+    'end of the window: a bare date includes that whole UTC day, a date-time is excluded; default now',
   ),
 };
 
@@ -89,6 +78,7 @@ export const MentionFilterQuery = {
   include_ads: Type.Boolean({ default: false, description: 'count mentions inside ad reads too' }),
   language: Type.Optional(
     Type.String({
+      maxLength: 35,
       pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$',
       description: 'ISO 639-1 code; matches the primary language subtag (`fr` covers `fr-FR`)',
     }),

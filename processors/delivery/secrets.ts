@@ -100,6 +100,9 @@ export class SecretBox {
   }
 }
 
+/** The form of a TokenSigner token (a regular expression, for request schemas). */
+export const SIGNED_TOKEN_PATTERN = '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{43}$';
+
 /**
  * Compact signed tokens for links: `base64url(JSON payload).base64url(HMAC-SHA256)`, with a
  * purpose baked into the key so a token of one kind is never accepted as another.

@@ -1,4 +1,4 @@
-import type { AnalyticsStore, QueryParams } from './analytics-store.ts';
+import { type AnalyticsStore, idFilter, type QueryParams, type ScopeId } from './analytics-store.ts';
 import { bucketSql, type Interval, type Window } from './time-buckets.ts';
 
 /**
@@ -162,7 +162,7 @@ export class AdvertisingQueries {
     companyId: string,
     window: Window,
     interval: Interval,
-    scope: { podcastId?: string; publisherId?: string },
+    scope: { podcastId?: ScopeId; publisherId?: ScopeId },
   ): Promise<{ buckets: Map<number, AdCounts>; totals: AdCounts }> {
     const params: QueryParams = { company: companyId, lo: window.start, hi: window.end };
     const where = [
@@ -170,13 +170,17 @@ export class AdvertisingQueries {
       "published_at >= fromUnixTimestamp64Milli({lo:Int64}, 'UTC')",
       "published_at < fromUnixTimestamp64Milli({hi:Int64}, 'UTC')",
     ];
-    if (scope.podcastId !== undefined) {
-      params.podcast = scope.podcastId;
-      where.push('podcast_id = {podcast:String}');
-    }
+    if (scope.podcastId !== undefined)
+      where.push(idFilter(params, 'podcast', scope.podcastId, 'podcast_id = {podcast:String}'));
     if (scope.publisherId !== undefined) {
-      params.publisher = scope.publisherId;
-      where.push('podcast_id IN (SELECT id FROM podcasts FINAL WHERE publisher_id = {publisher:String})');
+      where.push(
+        idFilter(
+          params,
+          'publisher',
+          scope.publisherId,
+          'podcast_id IN (SELECT id FROM podcasts FINAL WHERE publisher_id = {publisher:String})',
+        ),
+      );
     }
     const rows = await this.store.query<{
       bucket: number;

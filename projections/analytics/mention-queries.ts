@@ -1,4 +1,4 @@
-import type { AnalyticsStore, QueryParams } from './analytics-store.ts';
+import { type AnalyticsStore, idFilter, type QueryParams, type ScopeId } from './analytics-store.ts';
 import { occupationTerm, slugOf } from './occupations.ts';
 import { bucketSql, type Interval, type Window } from './time-buckets.ts';
 
@@ -29,10 +29,10 @@ export interface GuestCriteria {
 
 export interface MentionScope {
   entityId: string;
-  /** Resolved podcast id; a reference that resolved to nothing matches nothing (pass NO_MATCH). */
-  podcastId?: string;
-  publisherId?: string;
-  episodeId?: string;
+  /** Resolved podcast id; a reference that resolved to nothing matches nothing (NO_MATCH). */
+  podcastId?: ScopeId;
+  publisherId?: ScopeId;
+  episodeId?: ScopeId;
   /** Role of the speaker of the mentioning line; absent for any speaker. */
   role?: SpeakerRole;
   includeAds: boolean;
@@ -40,9 +40,6 @@ export interface MentionScope {
   lang?: string;
   guest?: GuestCriteria;
 }
-
-/** An id no row has: the scope of a reference that resolves to nothing. */
-export const NO_MATCH = '\u0000';
 
 export interface Counts {
   mentions: number;
@@ -56,6 +53,19 @@ export interface TimeseriesResult {
 }
 
 export type PodcastSort = 'mentions' | 'rising' | 'falling' | 'popularity';
+
+/** The by-podcast sort keys (ascending; a leading `-` sorts that value descending). */
+const SORT_KEY_EXPRESSIONS: Record<PodcastSort, string[]> = {
+  mentions: ['-mentions', '-previous_mentions'],
+  rising: ['-(mentions - previous_mentions)', '-mentions'],
+  falling: ['(mentions - previous_mentions)', '-previous_mentions'],
+  popularity: ['if(isNull(popularity), 1, 0)', '-ifNull(popularity, 0)', '-mentions'],
+};
+
+/** How many numbers a row's sort key (`PodcastMentionRow.key`) has, per sort. */
+export const SORT_KEYS = Object.fromEntries(
+  Object.entries(SORT_KEY_EXPRESSIONS).map(([sort, keys]) => [sort, keys.length]),
+) as Record<PodcastSort, number>;
 export type Change = 'new' | 'continuing' | 'dropped';
 
 export interface PodcastMentionRow {
@@ -202,18 +212,20 @@ export class MentionQueries {
   private async source(scope: MentionScope, params: QueryParams, lines = false): Promise<Source> {
     params.entity = scope.entityId;
     const where = ['entity_id = {entity:String}', `published_at >= ${LO}`, `published_at < ${HI}`];
-    if (scope.podcastId !== undefined) {
-      params.podcast = scope.podcastId;
-      where.push('podcast_id = {podcast:String}');
-    }
+    if (scope.podcastId !== undefined)
+      where.push(idFilter(params, 'podcast', scope.podcastId, 'podcast_id = {podcast:String}'));
     if (scope.publisherId !== undefined) {
-      params.publisher = scope.publisherId;
-      where.push('podcast_id IN (SELECT id FROM podcasts FINAL WHERE publisher_id = {publisher:String})');
+      where.push(
+        idFilter(
+          params,
+          'publisher',
+          scope.publisherId,
+          'podcast_id IN (SELECT id FROM podcasts FINAL WHERE publisher_id = {publisher:String})',
+        ),
+      );
     }
-    if (scope.episodeId !== undefined) {
-      params.episode = scope.episodeId;
-      where.push('episode_id = {episode:String}');
-    }
+    if (scope.episodeId !== undefined)
+      where.push(idFilter(params, 'episode', scope.episodeId, 'episode_id = {episode:String}'));
     if (scope.lang !== undefined) {
       params.lang = scope.lang;
       where.push('lang = {lang:String}');
@@ -305,13 +317,9 @@ export class MentionQueries {
     const s = await this.source(scope, params);
     const cur = `published_at >= ${MID}`;
     const prev = `published_at < ${MID}`;
-    const keys: Record<PodcastSort, string[]> = {
-      mentions: ['-mentions', '-previous_mentions'],
-      rising: ['-(mentions - previous_mentions)', '-mentions'],
-      falling: ['(mentions - previous_mentions)', '-previous_mentions'],
-      popularity: ['if(isNull(popularity), 1, 0)', '-ifNull(popularity, 0)', '-mentions'],
-    };
-    const key = keys[options.sort].map((k) => `toFloat64(${k})`);
+    const key = SORT_KEY_EXPRESSIONS[options.sort].map((k) => `toFloat64(${k})`);
+    if (options.after && options.after.length !== key.length)
+      throw new RangeError(`a ${options.sort} position has ${key.length} keys, not ${options.after.length}`);
     const changeCond = {
       new: 'mentions > 0 AND previous_mentions = 0',
       continuing: 'mentions > 0 AND previous_mentions > 0',
@@ -492,7 +500,7 @@ export class MentionQueries {
     window: Window,
     options: {
       ids?: string[];
-      podcastId?: string;
+      podcastId?: ScopeId;
       categorySlug?: string;
       after?: { m: number; id: string };
       limit: number;
@@ -504,10 +512,8 @@ export class MentionQueries {
       params.ids = options.ids;
       where.push('entity_id IN {ids:Array(String)}');
     }
-    if (options.podcastId !== undefined) {
-      params.podcast = options.podcastId;
-      where.push('podcast_id = {podcast:String}');
-    }
+    if (options.podcastId !== undefined)
+      where.push(idFilter(params, 'podcast', options.podcastId, 'podcast_id = {podcast:String}'));
     if (options.categorySlug !== undefined) {
       params.category = options.categorySlug;
       where.push('entity_id IN (SELECT id FROM entities FINAL WHERE category_slug = {category:String})');

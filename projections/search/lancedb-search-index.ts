@@ -161,8 +161,21 @@ function schemas(dims: number): Record<StoreTable, Schema> {
 /** Columns each table filters on, by SearchFilter field. */
 const FILTER_COLUMNS: Record<TableName, FilterFields> = FILTER_FIELDS;
 
+/**
+ * Filters are SQL predicates (DataFusion), so every value is written as a typed literal and
+ * nothing else reaches the text: a string is quoted with its quotes doubled (backslashes are
+ * literal in DataFusion strings), a number only when it is finite (`Infinity` would read as a
+ * column name), and column names come from FILTER_FIELDS, never from input.
+ */
 export function sqlString(value: string): string {
+  if (typeof value !== 'string') throw new TypeError(`a filter string is a ${typeof value}`);
   return `'${value.replaceAll("'", "''")}'`;
+}
+
+export function sqlNumber(value: number): string {
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw new RangeError(`a filter number must be finite, not ${String(value)}`);
+  return String(value);
 }
 
 function inList(column: string, values: readonly string[]): string {
@@ -193,11 +206,11 @@ export function filterSql(table: TableName, filter: SearchFilter): string | unde
   ids('segmentIds', filter.segmentIds);
   ids('speakerPersonIds', filter.speakerPersonIds);
   if (filter.publishedFrom !== undefined)
-    clauses.push(`${column('publishedFrom')} >= ${Number(filter.publishedFrom)}`);
+    clauses.push(`${column('publishedFrom')} >= ${sqlNumber(filter.publishedFrom)}`);
   if (filter.publishedBefore !== undefined)
-    clauses.push(`${column('publishedBefore')} < ${Number(filter.publishedBefore)}`);
+    clauses.push(`${column('publishedBefore')} < ${sqlNumber(filter.publishedBefore)}`);
   if (filter.minEngagement !== undefined)
-    clauses.push(`${column('minEngagement')} >= ${Number(filter.minEngagement)}`);
+    clauses.push(`${column('minEngagement')} >= ${sqlNumber(filter.minEngagement)}`);
   for (const field of ['keys', 'segmentKeys', 'clipKeys'] as const) {
     for (const group of filter[field] ?? []) {
       clauses.push(group.length === 0 ? 'false' : anyOf(column(field), group));
@@ -958,9 +971,13 @@ export class LanceDbSearchIndex implements SearchIndex {
   async searchNames(query: NameQuery, limit: number): Promise<NameHit[]> {
     const words = query.words.flatMap((w) => analyze(w));
     if (words.length === 0 || query.kinds.length === 0) return [];
+    // The fuzzy prefix is the first letter; LanceDB counts it in UTF-8 bytes (and panics when
+    // the cut falls inside a letter), so it is given as that letter's byte length.
+    const prefixLength = (w: string) =>
+      w.length > 3 ? Buffer.byteLength(String.fromCodePoint(w.codePointAt(0)!)) : 0;
     const should: [Occur, FullTextQuery][] = words.map((w) => [
       Occur.Should,
-      new MatchQuery(w, 'names', { fuzziness: fuzziness(w), prefixLength: w.length > 3 ? 1 : 0 }),
+      new MatchQuery(w, 'names', { fuzziness: fuzziness(w), prefixLength: prefixLength(w) }),
     ]);
     const last = words.at(-1)!;
     if (last.length >= 2) should.push([Occur.Should, new MatchQuery(last, 'prefixes')]);

@@ -1,5 +1,5 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startOfUtcDay } from '../../ingest/corpus/generate.ts';
 import type { ProcessorDefinition } from '../../processors/consumer-runner.ts';
 import { analyticsProjectors } from '../../projections/analytics/analytics-projectors.ts';
@@ -237,6 +237,27 @@ describe('catalog, advertising, ranking, bias, episode and transcript reads', ()
     );
     expect(tooMany.status).toBe(422);
     expect(tooMany.body.errors[0].location).toBe('query.interval');
+  });
+
+  it('a reference that resolves to nothing matches nothing, and no placeholder id reaches a store', async () => {
+    const analyticsQuery = vi.spyOn(fx.analytics, 'query');
+    const stateQuery = vi.spyOn(fx.state, 'query');
+    try {
+      const company = fx.corpus.entities.find((e) => e.kind === 'COMPANY')!.id;
+      const pods = await get('/v1/podcasts?publisher_id=no-such-publisher');
+      expect(pods).toEqual({ status: 200, body: { data: [], has_more: false } });
+      for (const scope of [{ podcast_id: 'no-such-show' }, { publisher_id: 'no-such-publisher' }]) {
+        const ads = await get(`/v1/podcasts/advertising/timeseries?${qs({ company_id: company, ...scope })}`);
+        expect(ads.status).toBe(200);
+        expect(ads.body.totals).toEqual({ ad_count: 0, episode_count: 0, podcast_count: 0 });
+      }
+      const sent = [...analyticsQuery.mock.calls, ...stateQuery.mock.calls].map((c) => c[1]);
+      expect(sent.length).toBeGreaterThan(0);
+      expect(JSON.stringify(sent)).not.toContain('\\u0000');
+    } finally {
+      analyticsQuery.mockRestore();
+      stateQuery.mockRestore();
+    }
   });
 
   it('rankings: live rows of each chart’s newest capture, best rank, sources with counts', async () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startOfUtcDay } from '../../ingest/corpus/generate.ts';
 import { OCCUPATIONS } from '../../ingest/corpus/vocabulary/occupations.ts';
 import { projectedCorpus } from '../support/analytics.ts';
@@ -548,6 +548,33 @@ describe('mention reads', () => {
     const unknown = await get('/v1/podcasts/mentions/timeseries?entity_id=no-such-entity');
     expect(unknown.status).toBe(404);
     expect(unknown.body.errors[0].location).toBe('query.entity_id');
+  });
+
+  it('a reference that resolves to nothing matches nothing, and no placeholder id reaches a store', async () => {
+    const analyticsQuery = vi.spyOn(fx.analytics, 'query');
+    try {
+      const e = top[0]!;
+      for (const scope of [{ podcast_id: 'no-such-show' }, { publisher_id: 'no-such-publisher' }]) {
+        const series = await get(
+          `/v1/podcasts/mentions/timeseries?${qs({ entity_id: e, ...scope, ...window })}`,
+        );
+        expect(series.status).toBe(200);
+        expect(series.body.totals).toEqual({ mention_count: 0, episode_count: 0, podcast_count: 0 });
+        const byPodcast = await get(`/v1/podcasts/mentions/by-podcast?${qs({ entity_id: e, ...scope })}`);
+        expect(byPodcast.status).toBe(200);
+        expect(byPodcast.body.data).toEqual([]);
+      }
+      const lines = await get(`/v1/podcasts/mentions?${qs({ entity_id: e, episode_id: 'no-such-episode' })}`);
+      expect(lines.status).toBe(200);
+      expect(lines.body.data).toEqual([]);
+      const entities = await get('/v1/entities?podcast_id=no-such-show');
+      expect(entities).toEqual({ status: 200, body: { data: [], has_more: false } });
+      const sent = analyticsQuery.mock.calls.map((c) => c[1]);
+      expect(sent.length).toBeGreaterThan(0);
+      expect(JSON.stringify(sent)).not.toContain('\\u0000');
+    } finally {
+      analyticsQuery.mockRestore();
+    }
   });
 
   it('entities: most mentioned over the trailing window, exactly the ids asked for, by podcast and type', async () => {

@@ -2,7 +2,8 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor } from '../../api/pagination.ts';
+import { Cursors } from '../../api/pagination.ts';
+import { SecretBox } from '../../processors/delivery/secrets.ts';
 import { testApi } from '../support/api.ts';
 
 type Api = Awaited<ReturnType<typeof testApi>>;
@@ -237,6 +238,72 @@ describe('API platform', () => {
       });
     });
 
+    it('422 for numbers that are not finite, before they reach a query', async () => {
+      const lists = [
+        projectsUrl(),
+        `/v1/organizations/${api.org.id}/notification-emails`,
+        `/v1/projects/${api.projects.business}/webhooks/connections`,
+        `/v1/projects/${api.projects.business}/alerts`,
+      ];
+      for (const url of lists) {
+        for (const value of ['Infinity', '-Infinity', '%2BInfinity', '1e400', '-1e999']) {
+          const res = await app.inject({ method: 'GET', url: `${url}?limit=${value}`, headers: key() });
+          const body = expectProblem(res, 422, 'validation_error');
+          expect(
+            body.errors.map((e) => e.location),
+            `${url} ${value}`,
+          ).toEqual(['query.limit']);
+        }
+      }
+    });
+
+    it('405 with Allow for QUERY and other methods no route has, naming the most specific resource', async () => {
+      for (const method of ['QUERY', 'PROPFIND', 'OPTIONS'] as const) {
+        const res = await app.inject({ method, url: projectsUrl(), headers: key() });
+        const body = expectProblem(res, 405, 'method_not_allowed');
+        expect(res.headers.allow, method).toBe('GET, HEAD');
+        expect(body.errors[0]).toMatchObject({ location: 'method', value: method });
+      }
+      // /v1/alerts/disable is its own resource, not /v1/alerts/{id}
+      const disable = await app.inject({ method: 'OPTIONS', url: '/v1/alerts/disable', headers: key() });
+      expect(disable.statusCode).toBe(405);
+      expect(disable.headers.allow).toBe('GET, HEAD, POST');
+      const unknown = await app.inject({ method: 'QUERY', url: '/v1/no/such/thing', headers: key() });
+      expectProblem(unknown, 404, 'not_found');
+    });
+
+    it('414 problem for a path segment past the router limit; 422 for one past its schema', async () => {
+      const long = await app.inject({
+        method: 'GET',
+        url: `/v1/organizations/${'o'.repeat(3000)}/projects`,
+        headers: key(),
+      });
+      expectProblem(long, 414, 'uri_too_long');
+      const overSchema = await app.inject({
+        method: 'GET',
+        url: `/v1/alerts/${'a'.repeat(201)}`,
+        headers: key(),
+      });
+      expect(expectProblem(overSchema, 422, 'validation_error').errors[0]!.location).toBe('path.id');
+    });
+
+    it('does not coerce JSON bodies, and drops __proto__ keys instead of refusing the body', async () => {
+      const wrongType = await app.inject({
+        method: 'POST',
+        url: `/v1/organizations/${api.org.id}/notification-emails`,
+        headers: key(),
+        payload: { email: 12345 },
+      });
+      expect(expectProblem(wrongType, 422, 'validation_error').errors[0]!.location).toBe('body.email');
+      const proto = await app.inject({
+        method: 'POST',
+        url: `/v1/organizations/${api.org.id}/notification-emails`,
+        headers: { ...key(), 'content-type': 'application/json' },
+        payload: '{"email":"proto@acme.example","__proto__":{"admin":true}}',
+      });
+      expect(proto.statusCode, proto.body).toBe(201);
+    });
+
     it('ignores unknown query parameters', async () => {
       const res = await app.inject({
         method: 'GET',
@@ -291,7 +358,23 @@ describe('API platform', () => {
       const first = (
         await app.inject({ method: 'GET', url: `${projectsUrl()}?limit=3`, headers })
       ).json() as { data: unknown[] };
-      for (const cursor of ['garbage!!', encodeCursor('notification-emails', 'ne_x')]) {
+      const unsigned = (e: string, p: unknown) => Buffer.from(JSON.stringify({ e, p })).toString('base64url');
+      const page2 = (
+        await app.inject({ method: 'GET', url: `${projectsUrl()}?limit=3`, headers })
+      ).json() as { cursor: string };
+      for (const cursor of [
+        'garbage!!',
+        app.cursors.encode('notification-emails', 'ne_x'),
+        // an unsigned position (the format cursors had before they were signed)
+        unsigned('organization-projects', 'proj_zzz'),
+        // a real cursor with its position edited, or its signature cut off
+        `${unsigned('organization-projects', '')}.${page2.cursor.split('.')[1]}`,
+        page2.cursor.split('.')[0]!,
+        // signed, but out of range
+        app.cursors.encode('organization-projects', 'x'.repeat(201)),
+        app.cursors.encode('organization-projects', ''),
+        app.cursors.encode('organization-projects', 7),
+      ]) {
         const res = await app.inject({
           method: 'GET',
           url: `${projectsUrl()}?limit=3&cursor=${encodeURIComponent(cursor)}`,
@@ -303,25 +386,37 @@ describe('API platform', () => {
     });
 
     it('binds cursors to their endpoint and rejects unreadable ones where strict', () => {
-      const cursor = encodeCursor('episode-feed', { t: 5 });
-      expect(decodeCursor('episode-feed', cursor, Type.Object({ t: Type.Number() }), true)).toEqual({ t: 5 });
-      expect(decodeCursor('other', cursor, Type.Object({ t: Type.Number() }))).toBeUndefined();
-      expect(() => decodeCursor('other', cursor, Type.Object({ t: Type.Number() }), true)).toThrow(
+      const { cursors } = app;
+      const cursor = cursors.encode('episode-feed', { t: 5 });
+      expect(cursors.decode('episode-feed', cursor, Type.Object({ t: Type.Number() }), true)).toEqual({
+        t: 5,
+      });
+      expect(cursors.decode('other', cursor, Type.Object({ t: Type.Number() }))).toBeUndefined();
+      expect(() => cursors.decode('other', cursor, Type.Object({ t: Type.Number() }), true)).toThrow(
         /query.cursor/,
       );
       expect(() =>
-        decodeCursor(
+        cursors.decode(
           'episode-feed',
-          encodeCursor('episode-feed', { t: 'x' }),
+          cursors.encode('episode-feed', { t: 'x' }),
           Type.Object({ t: Type.Number() }),
           true,
         ),
       ).toThrow();
     });
+
+    it('signs cursors with a key derived from the secrets key, so every API process reads them', () => {
+      const cursor = app.cursors.encode('organization-projects', 'proj_a');
+      // Another process with the same secrets key reads it; one with another key does not.
+      const same = new Cursors(new SecretBox(api.delivery.settings.secretsKey));
+      const other = new Cursors(new SecretBox(Buffer.alloc(32, 7)));
+      expect(same.decode('organization-projects', cursor, Type.String())).toBe('proj_a');
+      expect(other.decode('organization-projects', cursor, Type.String())).toBeUndefined();
+    });
   });
 
   describe('documents', () => {
-    it('serves a valid OpenAPI 3.1 document listing every route, with x-payment-info on billable operations', async () => {
+    it('serves a valid OpenAPI 3.2 document listing every route, with x-payment-info on billable operations', async () => {
       const res = await app.inject({ method: 'GET', url: '/openapi.json' });
       expect(res.statusCode).toBe(200);
       const doc = res.json() as {
@@ -329,7 +424,7 @@ describe('API platform', () => {
         info: { version: string };
         paths: Record<string, Record<string, Record<string, unknown>>>;
       };
-      expect(doc.openapi).toBe('3.1.0');
+      expect(doc.openapi).toBe('3.2.0');
       expect(doc.info.version).toBe('0.1.0');
       const result = await new Validator().validate(doc as never);
       expect(result.errors ?? [], JSON.stringify(result.errors)).toEqual([]);

@@ -416,7 +416,8 @@ describe('delivery API', () => {
       const verified = await app.inject({ method: 'GET', url: path }); // public: no key
       expect(verified.statusCode, verified.body).toBe(200);
       expect(verified.json()).toMatchObject({ id: created.id, email: 'desk@acme.example', verified: true });
-      const again = problemOf(await app.inject({ method: 'GET', url: path }), 422, 'validation_error');
+      // A used token is a credential that no longer works; a malformed one is invalid input.
+      const again = problemOf(await app.inject({ method: 'GET', url: path }), 401, 'invalid_link_token');
       expect(again.errors[0]!.location).toBe('query.token');
       problemOf(
         await app.inject({
@@ -426,6 +427,15 @@ describe('delivery API', () => {
         }),
         422,
         'validation_error',
+      );
+      problemOf(
+        await app.inject({
+          method: 'POST',
+          url: '/v1/notification-emails/verify',
+          payload: { token: `nev_${'A'.repeat(32)}` },
+        }),
+        401,
+        'invalid_link_token',
       );
     });
 
@@ -454,8 +464,8 @@ describe('delivery API', () => {
           url: '/v1/notification-emails/verify',
           payload: { token: decodeURIComponent(first!) },
         }),
-        422,
-        'validation_error',
+        401,
+        'invalid_link_token',
       );
       const ok = await app.inject({
         method: 'POST',
@@ -549,16 +559,29 @@ describe('delivery API', () => {
       });
       expect(oneClick.statusCode, oneClick.body).toBe(200);
 
-      const tampered = `${token.split('.')[0]}.AAAA`;
+      // Malformed: invalid input (422). Well-formed but not signed by this service, or missing:
+      // the link's credential does not verify (401).
+      const truncated = `${token.split('.')[0]}.AAAA`;
       problemOf(
-        await app.inject({ method: 'GET', url: `/v1/alerts/disable?token=${tampered}` }),
+        await app.inject({ method: 'GET', url: `/v1/alerts/disable?token=${truncated}` }),
         422,
         'validation_error',
       );
+      const forged = `${token.split('.')[0]}.${'A'.repeat(43)}`;
+      problemOf(
+        await app.inject({ method: 'GET', url: `/v1/alerts/disable?token=${forged}` }),
+        401,
+        'invalid_link_token',
+      );
+      problemOf(
+        await app.inject({ method: 'POST', url: '/v1/alerts/disable', payload: { token: forged } }),
+        401,
+        'invalid_link_token',
+      );
       problemOf(
         await app.inject({ method: 'POST', url: '/v1/alerts/disable', payload: {} }),
-        422,
-        'validation_error',
+        401,
+        'invalid_link_token',
       );
     });
   });

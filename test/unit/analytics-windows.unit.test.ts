@@ -25,6 +25,23 @@ describe('analytics windows and buckets', () => {
     expect(location(() => parseInstant('last week', 'query.since', false))).toBe('query.since');
   });
 
+  it('reads every RFC 3339 form the request schema accepts, and only the years the store holds', () => {
+    const read = (v: string) => parseInstant(v, 'query.since', false);
+    expect(read('2026-03-01t10:30:00z')).toBe(t('2026-03-01T10:30:00Z'));
+    expect(read('2026-03-01 10:30:00Z')).toBe(t('2026-03-01T10:30:00Z'));
+    expect(read('2026-03-01T10:30:00.123456789Z')).toBe(t('2026-03-01T10:30:00.123Z'));
+    expect(read('2026-03-01T10:30:00+02')).toBe(t('2026-03-01T08:30:00Z'));
+    expect(read('2026-03-01T10:30:00-0230')).toBe(t('2026-03-01T13:00:00Z'));
+    expect(read('2016-12-31T23:59:60Z')).toBe(t('2016-12-31T23:59:59.999Z'));
+    expect(read('1910-01-01')).toBe(t('1910-01-01T00:00:00Z'));
+    expect(read('2024-02-29')).toBe(t('2024-02-29T00:00:00Z'));
+    for (const bad of ['2023-02-29', '2026-03-01T24:00:00Z', '2026-03-01T10:30Z', '0001-01-01', '2300-01-01'])
+      expect(
+        location(() => read(bad)),
+        bad,
+      ).toBe('query.since');
+  });
+
   it('defaults to the 7 days before now and refuses empty or too long windows', () => {
     const now = t('2026-03-10T12:00:00Z');
     expect(resolveWindow({}, { defaultDays: 7, maxDays: 90, now })).toEqual({
