@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Readiness } from '../infra/readiness.ts';
-import type { DeliveryKit } from '../processors/delivery/kit.ts';
+import type { DeliveryKit } from '../processors/alerts/delivery/kit.ts';
 import type { AnalyticsStore } from '../projections/analytics/analytics-store.ts';
 import type { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import type { Accounts } from '../projections/state/accounts.ts';

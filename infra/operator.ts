@@ -1,5 +1,5 @@
-import type { DeliveryKit } from '../processors/delivery/kit.ts';
-import type { ChatConnection } from '../projections/alerts/chat-connections.ts';
+import type { ChatConnection } from '../processors/alerts/delivery/connections/chat-connections.ts';
+import type { DeliveryKit } from '../processors/alerts/delivery/kit.ts';
 import type { Accounts, ApiKeyRecord, Organization, Project } from '../projections/state/accounts.ts';
 import type { IngestTokenRecord, IngestTokens } from '../projections/state/ingest-tokens.ts';
 

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../infra/config.ts';
-import type { OutboundHttp } from '../processors/delivery/outbound-http.ts';
+import type { OutboundHttp } from '../processors/alerts/delivery/outbound/outbound-http.ts';
 import { loadDemoCorpusIfEmpty } from './corpus/demo.ts';
 import type { EventLog } from './event-log/event-log.ts';
 import type { EventProducer } from './event-producer.ts';

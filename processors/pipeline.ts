@@ -1,13 +1,13 @@
 import type { Platform } from '../infra/composition.ts';
 import type { Role } from '../infra/config.ts';
-import { deliveryAttemptsProjector } from '../projections/alerts/delivery-attempts-projector.ts';
 import { analyticsProjectors } from '../projections/analytics/analytics-projectors.ts';
 import { catalogProjector } from '../projections/catalog/catalog-projector.ts';
 import { namesProjector, searchProjector } from '../projections/search/search-projector.ts';
-import { alertsRuntime } from './alerts/alerts-pipeline.ts';
+import { senderSchedulerStep } from './alerts/delivery/kit.ts';
+import { deliveryAttemptsProjector } from './alerts/projectors/delivery-attempts-projector.ts';
+import { alertsRuntime } from './alerts/runtime.ts';
 import type { ProcessorDefinition } from './consumer-runner.ts';
 import { understandingSteps } from './context/steps.ts';
-import { senderSchedulerStep } from './delivery/kit.ts';
 
 /**
  * Every long-running step of the pipeline, in one place: which role runs it, which topics it

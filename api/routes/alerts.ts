@@ -8,38 +8,7 @@ import {
   type AlertKind,
   type Channel,
   SPEAKER_ROLES,
-} from '../../projections/alerts/alert-model.ts';
-import {
-  type AlertReadServices,
-  deliveriesPage,
-  deliveryDocument,
-  matchDocument,
-  matchDocuments,
-  matchesPage,
-  type PodcastBiasReader,
-} from '../../projections/alerts/alert-reads.ts';
-import {
-  AlertsStore,
-  AllowanceExceededError,
-  liveChatConnections,
-  liveWebhookConnections,
-  verifiedNotificationEmails,
-} from '../../projections/alerts/alerts-store.ts';
-import {
-  AlertPreviews,
-  analyticsBiasReader,
-  analyticsMatchCounter,
-  type PreviewRow,
-} from '../../projections/alerts/preview.ts';
-import type { AnalyticsStore } from '../../projections/analytics/analytics-store.ts';
-import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
-import type { Principal } from '../../projections/state/accounts.ts';
-import type { StateStore } from '../../projections/state/state-store.ts';
-import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
-import { principalOf } from '../plugins/authentication.ts';
-import { bodyRule } from '../plugins/openapi-document.ts';
-import { type FieldError, problem } from '../problem.ts';
-import { withProblems } from '../schemas.ts';
+} from '../../processors/alerts/model.ts';
 import {
   AlertSchema,
   CreateAlertBody,
@@ -51,7 +20,38 @@ import {
   PatchAlertBody,
   PreviewBody,
   PreviewSchema,
-} from '../views/alerts.ts';
+} from '../../processors/alerts/presentation/http-schemas.ts';
+import {
+  type AlertReadServices,
+  deliveriesPage,
+  deliveryDocument,
+  matchDocument,
+  matchDocuments,
+  matchesPage,
+  type PodcastBiasReader,
+} from '../../processors/alerts/reads/alert-reads.ts';
+import {
+  AlertPreviews,
+  analyticsBiasReader,
+  analyticsMatchCounter,
+  type PreviewRow,
+} from '../../processors/alerts/reads/preview.ts';
+import {
+  AlertsStore,
+  AllowanceExceededError,
+  liveChatConnections,
+  liveWebhookConnections,
+  verifiedNotificationEmails,
+} from '../../processors/alerts/rules/alerts-store.ts';
+import type { AnalyticsStore } from '../../projections/analytics/analytics-store.ts';
+import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
+import type { Principal } from '../../projections/state/accounts.ts';
+import type { StateStore } from '../../projections/state/state-store.ts';
+import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
+import { principalOf } from '../plugins/authentication.ts';
+import { bodyRule } from '../plugins/openapi-document.ts';
+import { type FieldError, problem } from '../problem.ts';
+import { withProblems } from '../schemas.ts';
 
 /**
  * Alerts: management (create, list, get, update, pause/resume, soft delete), previews, matches

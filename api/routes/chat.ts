@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { DeliveryKit } from '../../processors/delivery/kit.ts';
-import type { ChatConnection } from '../../projections/alerts/chat-connections.ts';
+import type { ChatConnection } from '../../processors/alerts/delivery/connections/chat-connections.ts';
+import type { DeliveryKit } from '../../processors/alerts/delivery/kit.ts';
 import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { problem } from '../problem.ts';
 import { Timestamp, withProblems } from '../schemas.ts';

@@ -6,9 +6,9 @@ import {
   mailVerification,
   sendVerification,
   verifyToken,
-} from '../../processors/delivery/email-verification.ts';
-import type { DeliveryKit } from '../../processors/delivery/kit.ts';
-import { alertsUsingNotificationEmail } from '../../projections/alerts/alerts-store.ts';
+} from '../../processors/alerts/delivery/channels/email-verification.ts';
+import type { DeliveryKit } from '../../processors/alerts/delivery/kit.ts';
+import { alertsUsingNotificationEmail } from '../../processors/alerts/rules/alerts-store.ts';
 import type { StateStore } from '../../projections/state/state-store.ts';
 import { principalOf } from '../plugins/authentication.ts';
 import { problem } from '../problem.ts';

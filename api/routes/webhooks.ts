@@ -1,15 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { newAttemptId, sendWebhook } from '../../processors/delivery/channels.ts';
-import { matchEnvelope } from '../../processors/delivery/envelope.ts';
-import type { DeliveryKit } from '../../processors/delivery/kit.ts';
+import { newAttemptId, sendWebhook } from '../../processors/alerts/delivery/channels/channels.ts';
+import { matchEnvelope } from '../../processors/alerts/delivery/channels/envelope.ts';
+import type { WebhookConnection } from '../../processors/alerts/delivery/connections/webhook-connections.ts';
+import type { DeliveryKit } from '../../processors/alerts/delivery/kit.ts';
 import {
   canonicalUrl,
   OutboundRefusedError,
   OutboundResolveError,
-} from '../../processors/delivery/outbound-guard.ts';
-import type { WebhookConnection } from '../../projections/alerts/webhook-connections.ts';
+} from '../../processors/alerts/delivery/outbound/outbound-guard.ts';
 import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { principalOf } from '../plugins/authentication.ts';
 import { invalidParameter, problem } from '../problem.ts';

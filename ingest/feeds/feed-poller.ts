@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { OutboundHttp } from '../../processors/delivery/outbound-http.ts';
+import type { OutboundHttp } from '../../processors/alerts/delivery/outbound/outbound-http.ts';
 import type { EpisodePublished } from '../../schemas/generated/index.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import type { EventProducer } from '../event-producer.ts';

@@ -6,7 +6,7 @@ import { Rng } from '../../ingest/corpus/rng.ts';
 import { BatchIngest } from '../../ingest/loader/batch-ingest.ts';
 import { IngestState } from '../../ingest/loader/ingest-state.ts';
 import { validateIngestBatch } from '../../ingest/loader/validate.ts';
-import { alertsRuntime } from '../../processors/alerts/alerts-pipeline.ts';
+import { alertsRuntime } from '../../processors/alerts/runtime.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import { transcriptOf } from '../support/alerts.ts';
 import { startReceiver } from '../support/receiver.ts';

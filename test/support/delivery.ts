@@ -1,14 +1,18 @@
 import { randomBytes } from 'node:crypto';
+import type { Mailer } from '../../processors/alerts/delivery/channels/mailer.ts';
 import {
   type AlertInfo,
   type DeliveryContent,
   type MatchDocument,
   summarizeMatch,
-} from '../../processors/delivery/content.ts';
-import { createDeliveryKit, type DeliveryKit, type DeliverySettings } from '../../processors/delivery/kit.ts';
-import type { Mailer } from '../../processors/delivery/mailer.ts';
-import { RetrySchedule } from '../../processors/delivery/retry-schedule.ts';
-import { StateDeliveryContent } from '../../processors/delivery/state-content.ts';
+} from '../../processors/alerts/delivery/content.ts';
+import {
+  createDeliveryKit,
+  type DeliveryKit,
+  type DeliverySettings,
+} from '../../processors/alerts/delivery/kit.ts';
+import { RetrySchedule } from '../../processors/alerts/delivery/retry-schedule.ts';
+import { StateDeliveryContent } from '../../processors/alerts/delivery/state-content.ts';
 import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import type { StateStore } from '../../projections/state/state-store.ts';
 

@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { EpisodeFacts, FactLine } from '../../processors/alerts/episode-facts.ts';
-import { EpisodeRenderer, mentionMatch, speakerMatch } from '../../processors/alerts/match-builder.ts';
-import { toFact } from '../../processors/alerts/matcher.ts';
-import type { IndexedAlert } from '../../projections/alerts/alert-index.ts';
+import type { IndexedAlert } from '../../processors/alerts/matching/alert-index.ts';
+import type { EpisodeFacts, FactLine } from '../../processors/alerts/matching/episode-facts.ts';
+import {
+  EpisodeRenderer,
+  mentionMatch,
+  speakerMatch,
+} from '../../processors/alerts/matching/match-builder.ts';
+import { toFact } from '../../processors/alerts/matching/matcher.ts';
 import {
   type Alert,
   DAY_MS,
@@ -14,9 +18,9 @@ import {
   popularityBadge,
   realtimeDeliveryId,
   speakerRolesOf,
-} from '../../projections/alerts/alert-model.ts';
-import type { PodcastBias } from '../../projections/alerts/alert-reads.ts';
-import { cachedBiasReader, previewId } from '../../projections/alerts/preview.ts';
+} from '../../processors/alerts/model.ts';
+import type { PodcastBias } from '../../processors/alerts/reads/alert-reads.ts';
+import { cachedBiasReader, previewId } from '../../processors/alerts/reads/preview.ts';
 
 function entry(over: Partial<Alert> = {}): IndexedAlert {
   const alert: Alert = {

@@ -4,7 +4,7 @@ import {
   matchDocuments,
   type MatchDocument as StoredMatchDocument,
   sampleMatchDocument,
-} from '../../projections/alerts/alert-reads.ts';
+} from '../reads/alert-reads.ts';
 import type { AlertInfo, AlertKind, DeliveryContent, MatchDocument } from './content.ts';
 
 interface AlertRow {

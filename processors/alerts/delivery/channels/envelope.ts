@@ -1,5 +1,5 @@
-import { deliveryPageUrl } from '../../projections/alerts/alert-reads.ts';
-import { type AlertInfo, detectedSeconds, type MatchDocument } from './content.ts';
+import { deliveryPageUrl } from '../../reads/alert-reads.ts';
+import { type AlertInfo, detectedSeconds, type MatchDocument } from '../content.ts';
 
 /**
  * Webhook bodies. `delivery_id` is the attempt's id (new on every attempt, equal to the

@@ -1,16 +1,16 @@
-import type { ChatConnections } from '../../projections/alerts/chat-connections.ts';
-import type { WebhookConnections } from '../../projections/alerts/webhook-connections.ts';
-import { newId } from '../../projections/state/accounts.ts';
-import type { Queryable } from '../../projections/state/state-store.ts';
+import { newId } from '../../../../projections/state/accounts.ts';
+import type { Queryable } from '../../../../projections/state/state-store.ts';
+import type { ChatConnections } from '../connections/chat-connections.ts';
+import type { WebhookConnections } from '../connections/webhook-connections.ts';
+import type { AlertInfo, DeliveryContent, MatchDocument } from '../content.ts';
+import type { ChannelType, DeliveryJob } from '../jobs.ts';
+import type { OutboundHttp } from '../outbound/outbound-http.ts';
+import { parseRetryAfter } from '../retry-schedule.ts';
+import type { TokenSigner } from '../secrets.ts';
 import { type ChatApi, PERMANENT_CHAT_ERRORS } from './chat-api.ts';
-import type { AlertInfo, DeliveryContent, MatchDocument } from './content.ts';
 import { deliveryUrl, digestEnvelope, matchEnvelope } from './envelope.ts';
-import type { ChannelType, DeliveryJob } from './jobs.ts';
 import { isPermanentMailError, type Mailer } from './mailer.ts';
-import type { OutboundHttp } from './outbound-http.ts';
 import { renderChat, renderEmail } from './render.ts';
-import { parseRetryAfter } from './retry-schedule.ts';
-import type { TokenSigner } from './secrets.ts';
 import { signWebhook } from './webhook-signature.ts';
 
 /**

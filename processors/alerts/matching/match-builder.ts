@@ -1,6 +1,6 @@
-import type { IndexedAlert } from '../../projections/alerts/alert-index.ts';
-import { languageMatches, matchId } from '../../projections/alerts/alert-model.ts';
-import type { AlertMatched } from '../../schemas/generated/index.ts';
+import type { AlertMatched } from '../../../schemas/generated/index.ts';
+import { languageMatches, matchId } from '../model.ts';
+import type { IndexedAlert } from './alert-index.ts';
 import type { EpisodeFacts, FactClip, FactLine, FactSpeaker } from './episode-facts.ts';
 
 /**

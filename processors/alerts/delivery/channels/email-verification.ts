@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { sha256 } from '../../projections/state/accounts.ts';
-import type { Queryable } from '../../projections/state/state-store.ts';
+import { sha256 } from '../../../../projections/state/accounts.ts';
+import type { Queryable } from '../../../../projections/state/state-store.ts';
 import type { Mailer } from './mailer.ts';
 import { escapeHtml } from './render.ts';
 

@@ -1,6 +1,6 @@
-import type { StateStore } from '../state/state-store.ts';
-import { type Alert, type AlertEntityType, speakerRolesOf } from './alert-model.ts';
-import { alertFromRow } from './alerts-store.ts';
+import type { StateStore } from '../../../projections/state/state-store.ts';
+import { type Alert, type AlertEntityType, speakerRolesOf } from '../model.ts';
+import { alertFromRow } from '../rules/alerts-store.ts';
 
 /**
  * The live alerts (active, not deleted, on a plan with alerts) in memory, indexed by entity id,

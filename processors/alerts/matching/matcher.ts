@@ -1,12 +1,5 @@
 import type { Logger } from 'pino';
-import type { OutputEvent } from '../../ingest/event-producer.ts';
-import type { AlertIndex, IndexedAlert } from '../../projections/alerts/alert-index.ts';
-import {
-  type Alert,
-  BACKFILL_DAYS,
-  DAY_MS,
-  REALTIME_HORIZON_MS,
-} from '../../projections/alerts/alert-model.ts';
+import type { OutputEvent } from '../../../ingest/event-producer.ts';
 import type {
   AlertMatched,
   Clips,
@@ -14,10 +7,12 @@ import type {
   MentionsDetected,
   SpeakersIdentified,
   Transcript,
-} from '../../schemas/generated/index.ts';
-import { TOPICS } from '../../schemas/topics.ts';
-import type { DecodedRecord, ProcessorDefinition } from '../consumer-runner.ts';
-import { ok, type StepResult, skip } from '../step-result.ts';
+} from '../../../schemas/generated/index.ts';
+import { TOPICS } from '../../../schemas/topics.ts';
+import type { DecodedRecord, ProcessorDefinition } from '../../consumer-runner.ts';
+import { ok, type StepResult, skip } from '../../step-result.ts';
+import { type Alert, BACKFILL_DAYS, DAY_MS, REALTIME_HORIZON_MS } from '../model.ts';
+import type { AlertIndex, IndexedAlert } from './alert-index.ts';
 import {
   type EpisodeFacts,
   type EpisodeFactsStore,

@@ -1,19 +1,13 @@
 import type { Logger } from 'pino';
-import type { OutputEvent } from '../../ingest/event-producer.ts';
-import type { AlertIndex } from '../../projections/alerts/alert-index.ts';
-import {
-  type Alert,
-  needsPopularity,
-  passesFilters,
-  realtimeDeliveryId,
-  wireChannel,
-} from '../../projections/alerts/alert-model.ts';
-import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
-import type { StateStore } from '../../projections/state/state-store.ts';
-import type { AlertMatched, DeliveryRequested } from '../../schemas/generated/index.ts';
-import { TOPICS } from '../../schemas/topics.ts';
-import type { ProcessorDefinition } from '../consumer-runner.ts';
-import { ok, skip } from '../step-result.ts';
+import type { OutputEvent } from '../../../ingest/event-producer.ts';
+import type { CatalogReader } from '../../../projections/catalog/catalog-reader.ts';
+import type { StateStore } from '../../../projections/state/state-store.ts';
+import type { AlertMatched, DeliveryRequested } from '../../../schemas/generated/index.ts';
+import { TOPICS } from '../../../schemas/topics.ts';
+import type { ProcessorDefinition } from '../../consumer-runner.ts';
+import { ok, skip } from '../../step-result.ts';
+import type { AlertIndex } from '../matching/alert-index.ts';
+import { type Alert, needsPopularity, passesFilters, realtimeDeliveryId, wireChannel } from '../model.ts';
 
 /**
  * The realtime half of the delivery planner: one delivery per match of a live REALTIME alert

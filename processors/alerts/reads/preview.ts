@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { AnalyticsStore } from '../analytics/analytics-store.ts';
-import type { StateStore } from '../state/state-store.ts';
-import { type AlertKind, BACKFILL_DAYS, DAY_MS, speakerRolesOf } from './alert-model.ts';
+import type { AnalyticsStore } from '../../../projections/analytics/analytics-store.ts';
+import type { StateStore } from '../../../projections/state/state-store.ts';
+import { type AlertKind, BACKFILL_DAYS, DAY_MS, speakerRolesOf } from '../model.ts';
 import type { PodcastBias, PodcastBiasReader } from './alert-reads.ts';
 
 /**

@@ -1,5 +1,5 @@
-import { newId, type Plan, type Project } from '../state/accounts.ts';
-import { type Queryable, type StateStore, sqlState } from '../state/state-store.ts';
+import { newId, type Plan, type Project } from '../../../projections/state/accounts.ts';
+import { type Queryable, type StateStore, sqlState } from '../../../projections/state/state-store.ts';
 import {
   type Alert,
   type AlertEntityRef,
@@ -8,7 +8,7 @@ import {
   type Cadence,
   type Channel,
   periodStart,
-} from './alert-model.ts';
+} from '../model.ts';
 
 /**
  * Alert definitions in the state store (`alerts`, migration 003): create, read, list, update,

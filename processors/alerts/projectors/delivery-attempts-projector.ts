@@ -1,8 +1,8 @@
-import type { ProcessorDefinition } from '../../processors/consumer-runner.ts';
-import { ok } from '../../processors/step-result.ts';
-import type { DeliveryAttempted } from '../../schemas/generated/index.ts';
-import { TOPICS } from '../../schemas/topics.ts';
-import type { Queryable } from '../state/state-store.ts';
+import type { Queryable } from '../../../projections/state/state-store.ts';
+import type { DeliveryAttempted } from '../../../schemas/generated/index.ts';
+import { TOPICS } from '../../../schemas/topics.ts';
+import type { ProcessorDefinition } from '../../consumer-runner.ts';
+import { ok } from '../../step-result.ts';
 
 /**
  * Projects `deliveries.attempted` into `delivery_attempts`: one row per attempt, keyed by the

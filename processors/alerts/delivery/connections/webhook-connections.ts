@@ -1,7 +1,7 @@
-import type { SecretBox } from '../../processors/delivery/secrets.ts';
-import { newWebhookSecret, secretPrefix } from '../../processors/delivery/webhook-signature.ts';
-import { newId } from '../state/accounts.ts';
-import type { StateStore } from '../state/state-store.ts';
+import { newId } from '../../../../projections/state/accounts.ts';
+import type { StateStore } from '../../../../projections/state/state-store.ts';
+import { newWebhookSecret, secretPrefix } from '../channels/webhook-signature.ts';
+import type { SecretBox } from '../secrets.ts';
 
 /**
  * Webhook connections of a project. The signing secret exists in full only in the create and

@@ -1,17 +1,17 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { type EventProducer, outputSink } from '../../ingest/event-producer.ts';
-import { AlertIndex } from '../../projections/alerts/alert-index.ts';
-import { deliveriesProjector } from '../../projections/alerts/deliveries-projector.ts';
-import { matchesProjector } from '../../projections/alerts/matches-projector.ts';
 import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import type { StateStore } from '../../projections/state/state-store.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import type { ProcessorDefinition } from '../consumer-runner.ts';
-import { DigestScheduler } from './digest-scheduler.ts';
-import { EpisodeFactsStore } from './episode-facts.ts';
-import { AlertMatcher } from './matcher.ts';
-import { DeliveryPlanner } from './planner.ts';
+import { AlertIndex } from './matching/alert-index.ts';
+import { EpisodeFactsStore } from './matching/episode-facts.ts';
+import { AlertMatcher } from './matching/matcher.ts';
+import { DigestScheduler } from './planning/digest-scheduler.ts';
+import { DeliveryPlanner } from './planning/planner.ts';
+import { deliveriesProjector } from './projectors/deliveries-projector.ts';
+import { matchesProjector } from './projectors/matches-projector.ts';
 
 /**
  * The alert side of the pipeline, built once per process: the in-memory alert index shared by

@@ -1,4 +1,5 @@
 import { type TSchema, Type } from '@sinclair/typebox';
+import { StringEnum, Timestamp } from '../../../schemas/json-schema.ts';
 import {
   ALERT_KINDS,
   ALERT_LIMITS,
@@ -8,8 +9,7 @@ import {
   POPULARITY_FILTERS,
   RELEVANCE_FILTERS,
   SPEAKER_ROLES,
-} from '../../projections/alerts/alert-model.ts';
-import { StringEnum, Timestamp } from '../schemas.ts';
+} from '../model.ts';
 
 /**
  * Request and response schemas of the alert endpoints (TypeBox: validation, serialisation and

@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import type { CatalogReader } from '../../../projections/catalog/catalog-reader.ts';
+import type { StateStore } from '../../../projections/state/state-store.ts';
 import {
   type Alert,
   type AlertFilters,
@@ -7,10 +9,8 @@ import {
   passesFilters,
   periodLength,
   periodStart,
-} from '../../projections/alerts/alert-model.ts';
-import { alertFromRow } from '../../projections/alerts/alerts-store.ts';
-import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
-import type { StateStore } from '../../projections/state/state-store.ts';
+} from '../model.ts';
+import { alertFromRow } from '../rules/alerts-store.ts';
 import { deliveryRequests, type PlannerOutput, popularityOf } from './planner.ts';
 
 /**

@@ -1,6 +1,6 @@
-import { channelKey } from '../../projections/alerts/alert-model.ts';
-import type { StateStore } from '../../projections/state/state-store.ts';
-import type { DeliveryRequested } from '../../schemas/generated/index.ts';
+import type { StateStore } from '../../../projections/state/state-store.ts';
+import type { DeliveryRequested } from '../../../schemas/generated/index.ts';
+import { channelKey } from '../model.ts';
 
 export type Cadence = DeliveryRequested['cadence'];
 

@@ -1,8 +1,8 @@
-import { PermanentWriteError, type ProcessorDefinition } from '../../processors/consumer-runner.ts';
-import { ok } from '../../processors/step-result.ts';
-import type { AlertMatched } from '../../schemas/generated/index.ts';
-import { TOPICS } from '../../schemas/topics.ts';
-import { type StateStore, sqlState } from '../state/state-store.ts';
+import { type StateStore, sqlState } from '../../../projections/state/state-store.ts';
+import type { AlertMatched } from '../../../schemas/generated/index.ts';
+import { TOPICS } from '../../../schemas/topics.ts';
+import { PermanentWriteError, type ProcessorDefinition } from '../../consumer-runner.ts';
+import { ok } from '../../step-result.ts';
 
 /**
  * Projects `alerts.matched` into `alert_matches`, the match read model. A match id derives

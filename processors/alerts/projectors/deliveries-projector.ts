@@ -1,14 +1,14 @@
-import { PermanentWriteError, type ProcessorDefinition } from '../../processors/consumer-runner.ts';
-import { ok, skip } from '../../processors/step-result.ts';
+import { type StateStore, sqlState } from '../../../projections/state/state-store.ts';
 import type {
   DeliveryAbandoned,
   DeliveryAttempted,
   DeliveryDelivered,
   DeliveryRequested,
-} from '../../schemas/generated/index.ts';
-import { TOPICS } from '../../schemas/topics.ts';
-import { type StateStore, sqlState } from '../state/state-store.ts';
-import { channelKey } from './alert-model.ts';
+} from '../../../schemas/generated/index.ts';
+import { TOPICS } from '../../../schemas/topics.ts';
+import { PermanentWriteError, type ProcessorDefinition } from '../../consumer-runner.ts';
+import { ok, skip } from '../../step-result.ts';
+import { channelKey } from '../model.ts';
 
 /**
  * Projects the delivery topics into the state store:

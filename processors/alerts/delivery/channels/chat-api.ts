@@ -1,5 +1,5 @@
-import type { HttpResult, OutboundHttp } from './outbound-http.ts';
-import { parseRetryAfter } from './retry-schedule.ts';
+import type { HttpResult, OutboundHttp } from '../outbound/outbound-http.ts';
+import { parseRetryAfter } from '../retry-schedule.ts';
 
 /**
  * A client of a team-chat Web API in the `chat.postMessage` style: every method is a POST to

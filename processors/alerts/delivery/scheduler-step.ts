@@ -1,7 +1,7 @@
-import type { DeliveryRequested } from '../../schemas/generated/index.ts';
-import { TOPICS } from '../../schemas/topics.ts';
-import type { ProcessorDefinition } from '../consumer-runner.ts';
-import { ok } from '../step-result.ts';
+import type { DeliveryRequested } from '../../../schemas/generated/index.ts';
+import { TOPICS } from '../../../schemas/topics.ts';
+import type { ProcessorDefinition } from '../../consumer-runner.ts';
+import { ok } from '../../step-result.ts';
 import type { Clock } from './clock.ts';
 import type { DeliveryJobs } from './jobs.ts';
 

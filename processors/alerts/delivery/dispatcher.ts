@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { EventProducer } from '../../ingest/event-producer.ts';
+import type { EventProducer } from '../../../ingest/event-producer.ts';
 import type {
   DeliveryAbandoned,
   DeliveryAttempted,
   DeliveryDelivered,
-} from '../../schemas/generated/index.ts';
-import { TOPICS } from '../../schemas/topics.ts';
-import type { AttemptResult, ChannelSender } from './channels.ts';
+} from '../../../schemas/generated/index.ts';
+import { TOPICS } from '../../../schemas/topics.ts';
+import type { AttemptResult, ChannelSender } from './channels/channels.ts';
 import type { Clock } from './clock.ts';
 import type { ChannelType, DeliveryJob, DeliveryJobs, JobUpdate } from './jobs.ts';
 import type { RetrySchedule } from './retry-schedule.ts';

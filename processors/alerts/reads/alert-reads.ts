@@ -1,5 +1,5 @@
-import type { CatalogReader, PodcastRow } from '../catalog/catalog-reader.ts';
-import type { Queryable, StateStore } from '../state/state-store.ts';
+import type { CatalogReader, PodcastRow } from '../../../projections/catalog/catalog-reader.ts';
+import type { Queryable, StateStore } from '../../../projections/state/state-store.ts';
 import {
   type AlertFilters,
   channelKey,
@@ -7,8 +7,8 @@ import {
   type PopularityBadge,
   passesFilters,
   popularityBadge,
-} from './alert-model.ts';
-import { webhookConnectionUrls } from './alerts-store.ts';
+} from '../model.ts';
+import { webhookConnectionUrls } from '../rules/alerts-store.ts';
 
 /**
  * Reads of the match and delivery read models, shared by the REST API and the senders.

@@ -1,6 +1,6 @@
-import type { SecretBox } from '../../processors/delivery/secrets.ts';
-import { newId } from '../state/accounts.ts';
-import type { StateStore } from '../state/state-store.ts';
+import { newId } from '../../../../projections/state/accounts.ts';
+import type { StateStore } from '../../../../projections/state/state-store.ts';
+import type { SecretBox } from '../secrets.ts';
 
 /**
  * Team-chat connections: a workspace the service can post to with a bot token. The token is
