@@ -1,14 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import {
-  type Alert,
-  type AlertEntityRef,
-  type AlertFilters,
-  type AlertKind,
-  type Channel,
-  SPEAKER_ROLES,
-} from '../../processors/alerts/model.ts';
+import type { Alert, AlertEntityRef, AlertFilters, Channel } from '../../processors/alerts/model.ts';
 import {
   AlertSchema,
   CreateAlertBody,
@@ -47,6 +40,7 @@ import type { AnalyticsStore } from '../../projections/analytics/analytics-store
 import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import type { Principal } from '../../projections/state/accounts.ts';
 import type { StateStore } from '../../projections/state/state-store.ts';
+import { type AlertKind, SPEAKER_ROLES } from '../../schemas/event-enums.ts';
 import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { principalOf } from '../plugins/authentication.ts';
 import { bodyRule } from '../plugins/openapi-document.ts';

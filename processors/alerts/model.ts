@@ -1,33 +1,19 @@
 import { createHash } from 'node:crypto';
+import {
+  type AlertEntityType,
+  type AlertKind,
+  type Cadence,
+  SPEAKER_ROLES,
+  type SpeakerRole,
+} from '../../schemas/event-enums.ts';
 
 /**
  * The alert model shared by the API, the matcher, the delivery planner and the senders:
- * enums, filters and the one function that applies the read- and delivery-time filters, the
+ * the alert and its filters, and the one function that applies the read- and delivery-time filters, the
  * popularity rule and badges, language matching, and the deterministic ids of matches and
  * deliveries.
  */
 
-export const ALERT_KINDS = ['ENTITY_MENTION', 'PODCAST_SPEAKER'] as const;
-export type AlertKind = (typeof ALERT_KINDS)[number];
-
-export const CADENCES = ['REALTIME', 'DAILY', 'WEEKLY'] as const;
-export type Cadence = (typeof CADENCES)[number];
-
-export const ENTITY_TYPES = ['PERSON', 'COMPANY', 'KNOWLEDGE_GRAPH_ENTITY'] as const;
-export type AlertEntityType = (typeof ENTITY_TYPES)[number];
-
-export const CHANNEL_TYPES = ['EMAIL', 'CHAT', 'WEBHOOK'] as const;
-export type ChannelType = (typeof CHANNEL_TYPES)[number];
-
-export const SPEAKER_ROLES = [
-  'HOST',
-  'GUEST',
-  'PANELIST',
-  'CORRESPONDENT',
-  'AUDIENCE',
-  'SOUNDBITE_SPEAKER',
-] as const;
-export type SpeakerRole = (typeof SPEAKER_ROLES)[number];
 /** Roles a PODCAST_SPEAKER alert fires on when `filters.speaker_roles` is not set (hosts excluded). */
 export const DEFAULT_SPEAKER_ROLES: readonly SpeakerRole[] = SPEAKER_ROLES.filter((r) => r !== 'HOST');
 

@@ -1,9 +1,10 @@
+import type { AlertKind } from '../../../schemas/event-enums.ts';
+
 /**
  * What the senders read about alerts and matches. The alert side (alerts, match documents,
  * digest summaries) is owned by alert management; this port is the senders' view of it, so
  * the senders can be exercised on their own (tests pass a fixed implementation).
  */
-export type AlertKind = 'ENTITY_MENTION' | 'PODCAST_SPEAKER';
 
 export interface AlertInfo {
   id: string;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { EventProducer } from '../../../ingest/event-producer.ts';
+import type { ChannelType } from '../../../schemas/event-enums.ts';
 import type {
   DeliveryAbandoned,
   DeliveryAttempted,
@@ -9,7 +10,7 @@ import type {
 import { TOPICS } from '../../../schemas/topics.ts';
 import type { AttemptResult, ChannelSender } from './channels/channels.ts';
 import type { Clock } from './clock.ts';
-import type { ChannelType, DeliveryJob, DeliveryJobs, JobUpdate } from './jobs.ts';
+import type { DeliveryJob, DeliveryJobs, JobUpdate } from './jobs.ts';
 import type { RetrySchedule } from './retry-schedule.ts';
 
 export interface DispatcherOptions {

@@ -1,13 +1,11 @@
 import type { StateStore } from '../../../projections/state/state-store.ts';
+import type { Cadence } from '../../../schemas/event-enums.ts';
 import type { DeliveryRequested } from '../../../schemas/generated/index.ts';
 import { channelKey } from '../model.ts';
-
-export type Cadence = DeliveryRequested['cadence'];
 
 /** Finished jobs (delivered or abandoned) are kept this long, then pruned. */
 export const JOB_RETENTION_MS = 30 * 86_400_000;
 export type DeliveryChannel = DeliveryRequested['channel'];
-export type ChannelType = DeliveryChannel['type'];
 
 /** A delivery the senders still owe: one channel of one alert, one match or a digest window. */
 export interface DeliveryJob {

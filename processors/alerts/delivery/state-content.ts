@@ -1,3 +1,4 @@
+import type { AlertKind } from '../../../schemas/event-enums.ts';
 import {
   type AlertReadServices,
   digestSummary,
@@ -5,7 +6,7 @@ import {
   type MatchDocument as StoredMatchDocument,
   sampleMatchDocument,
 } from '../reads/alert-reads.ts';
-import type { AlertInfo, AlertKind, DeliveryContent, MatchDocument } from './content.ts';
+import type { AlertInfo, DeliveryContent, MatchDocument } from './content.ts';
 
 interface AlertRow {
   id: string;

@@ -1,5 +1,6 @@
 import type { StateStore } from '../../../projections/state/state-store.ts';
-import { type Alert, type AlertEntityType, speakerRolesOf } from '../model.ts';
+import type { AlertEntityType } from '../../../schemas/event-enums.ts';
+import { type Alert, speakerRolesOf } from '../model.ts';
 import { alertFromRow } from '../rules/alerts-store.ts';
 
 /**

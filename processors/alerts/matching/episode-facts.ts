@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { type Database, open, type RootDatabase } from 'lmdb';
+import type { MentionsDetected } from '../../../schemas/generated/index.ts';
 
 /**
  * What the alert matcher knows about each recent episode, gathered from five topics that may
@@ -30,12 +31,8 @@ export interface FactLine {
   t: string;
 }
 
-export interface FactEntity {
-  entity_id: string;
-  relevance: 'on_target' | 'incidental';
-  mention_count: number;
-  variants: string[];
-}
+/** An entity the detector found in the episode, as `mentions.detected` carries it. */
+export type FactEntity = MentionsDetected['entities'][number];
 
 export interface FactSpeaker {
   label: string;

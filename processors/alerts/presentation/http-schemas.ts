@@ -1,15 +1,13 @@
 import { type TSchema, Type } from '@sinclair/typebox';
-import { StringEnum, Timestamp } from '../../../schemas/json-schema.ts';
 import {
+  ALERT_ENTITY_TYPES,
   ALERT_KINDS,
-  ALERT_LIMITS,
   CADENCES,
   CHANNEL_TYPES,
-  ENTITY_TYPES,
-  POPULARITY_FILTERS,
-  RELEVANCE_FILTERS,
   SPEAKER_ROLES,
-} from '../model.ts';
+} from '../../../schemas/event-enums.ts';
+import { StringEnum, Timestamp } from '../../../schemas/json-schema.ts';
+import { ALERT_LIMITS, POPULARITY_FILTERS, RELEVANCE_FILTERS } from '../model.ts';
 
 /**
  * Request and response schemas of the alert endpoints (TypeBox: validation, serialisation and
@@ -23,7 +21,7 @@ const NullableInput = <T extends TSchema>(t: T) => Type.Union([Type.Null(), t]);
 
 export const AlertEntityInput = Type.Object(
   {
-    entity_type: StringEnum(ENTITY_TYPES),
+    entity_type: StringEnum(ALERT_ENTITY_TYPES),
     entity_id: Id('entity slug or ID'),
   },
   { additionalProperties: false },
@@ -137,7 +135,7 @@ export const PatchAlertBody = Type.Object(
 );
 
 const AlertEntityOut = Type.Object({
-  entity_type: StringEnum(ENTITY_TYPES),
+  entity_type: StringEnum(ALERT_ENTITY_TYPES),
   entity_id: Type.String(),
   name: Nullable(Type.String()),
   slug: Nullable(Type.String()),
@@ -232,7 +230,7 @@ const matchFields = {
   alert_id: Type.String(),
   monitor_id: Type.String({ deprecated: true, description: 'deprecated: equals `alert_id`' } as never),
   kind: StringEnum(ALERT_KINDS),
-  entity_type: StringEnum(ENTITY_TYPES),
+  entity_type: StringEnum(ALERT_ENTITY_TYPES),
   entity_id: Type.String(),
   source_type: Type.String({ description: 'PODCAST_EPISODE' }),
   source_id: Type.String({ description: 'episode id' }),

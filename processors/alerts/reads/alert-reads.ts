@@ -1,5 +1,6 @@
 import type { CatalogReader, PodcastRow } from '../../../projections/catalog/catalog-reader.ts';
 import type { Queryable, StateStore } from '../../../projections/state/state-store.ts';
+import type { MatchRelevance } from '../../../schemas/event-enums.ts';
 import {
   type AlertFilters,
   channelKey,
@@ -99,7 +100,7 @@ export interface MatchDocument {
   mention_count: number;
   /** mention alerts */
   mention_variants?: string[];
-  relevance: 'on_target' | 'incidental';
+  relevance: MatchRelevance;
   /** speaker alerts */
   roles?: string[];
   is_backfilled: boolean;
@@ -126,7 +127,7 @@ interface StoredMatch {
   detected_at: number;
   mention_count: number;
   mention_variants: string[];
-  relevance: 'on_target' | 'incidental';
+  relevance: MatchRelevance;
   roles: string[];
   is_backfilled: boolean;
   windows: {

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { AnalyticsStore } from '../../../projections/analytics/analytics-store.ts';
 import type { StateStore } from '../../../projections/state/state-store.ts';
-import { type AlertKind, BACKFILL_DAYS, DAY_MS, speakerRolesOf } from '../model.ts';
+import type { AlertKind } from '../../../schemas/event-enums.ts';
+import { BACKFILL_DAYS, DAY_MS, speakerRolesOf } from '../model.ts';
 import type { PodcastBias, PodcastBiasReader } from './alert-reads.ts';
 
 /**

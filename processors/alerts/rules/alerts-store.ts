@@ -1,14 +1,7 @@
 import { newId, type Plan, type Project } from '../../../projections/state/accounts.ts';
 import { type Queryable, type StateStore, sqlState } from '../../../projections/state/state-store.ts';
-import {
-  type Alert,
-  type AlertEntityRef,
-  type AlertFilters,
-  type AlertKind,
-  type Cadence,
-  type Channel,
-  periodStart,
-} from '../model.ts';
+import type { AlertKind, Cadence } from '../../../schemas/event-enums.ts';
+import { type Alert, type AlertEntityRef, type AlertFilters, type Channel, periodStart } from '../model.ts';
 
 /**
  * Alert definitions in the state store (`alerts`, migration 003): create, read, list, update,

@@ -1,9 +1,10 @@
 import { newId } from '../../../../projections/state/accounts.ts';
 import type { Queryable } from '../../../../projections/state/state-store.ts';
+import type { ChannelType } from '../../../../schemas/event-enums.ts';
 import type { ChatConnections } from '../connections/chat-connections.ts';
 import type { WebhookConnections } from '../connections/webhook-connections.ts';
 import type { AlertInfo, DeliveryContent, MatchDocument } from '../content.ts';
-import type { ChannelType, DeliveryJob } from '../jobs.ts';
+import type { DeliveryJob } from '../jobs.ts';
 import type { OutboundHttp } from '../outbound/outbound-http.ts';
 import { parseRetryAfter } from '../retry-schedule.ts';
 import type { TokenSigner } from '../secrets.ts';

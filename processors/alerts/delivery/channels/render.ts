@@ -1,5 +1,5 @@
+import type { Cadence } from '../../../../schemas/event-enums.ts';
 import type { AlertInfo, MatchDocument, MatchWindow } from '../content.ts';
-import type { Cadence } from '../jobs.ts';
 
 /**
  * Human-readable renderings of matches for email (text + HTML) and team chat (text + blocks).
