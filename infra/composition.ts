@@ -16,7 +16,7 @@ import { OutboundHttp } from '../processors/alerts/delivery/outbound/outbound-ht
 import { RetrySchedule } from '../processors/alerts/delivery/retry-schedule.ts';
 import { loadSecretsKey } from '../processors/alerts/delivery/secrets.ts';
 import { StateDeliveryContent } from '../processors/alerts/delivery/state-content.ts';
-import { analyticsBiasReader, cachedBiasReader } from '../processors/alerts/reads/preview.ts';
+import { analyticsBiasReader, cachedBiasReader } from '../processors/alerts/reads/bias.ts';
 import { type AnalyticsStore, migrateAnalytics } from '../projections/analytics/analytics-store.ts';
 import { ChdbAnalyticsStore } from '../projections/analytics/chdb-analytics-store.ts';
 import { ClickHouseAnalyticsStore } from '../projections/analytics/clickhouse-analytics-store.ts';

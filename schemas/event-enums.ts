@@ -25,9 +25,6 @@ export const ALERT_KINDS = symbols<AlertKind>()(['ENTITY_MENTION', 'PODCAST_SPEA
 export type AlertEntityType = AlertMatched.AlertEntityType;
 export const ALERT_ENTITY_TYPES = symbols<AlertEntityType>()(['PERSON', 'COMPANY', 'KNOWLEDGE_GRAPH_ENTITY']);
 
-/** Whether a mention is what the episode is about (`on_target`) or in passing. */
-export type MatchRelevance = AlertMatched.MatchRelevance;
-
 /** How often an alert delivers: each match, or a digest per day or week. */
 export type Cadence = DeliveryRequested.DeliveryCadence;
 export const CADENCES = symbols<Cadence>()(['REALTIME', 'DAILY', 'WEEKLY']);

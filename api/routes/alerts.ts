@@ -14,18 +14,16 @@ import {
   PreviewBody,
   PreviewSchema,
 } from '../../processors/alerts/presentation/http-schemas.ts';
+import { analyticsBiasReader, type PodcastBiasReader } from '../../processors/alerts/reads/bias.ts';
+import { deliveriesPage, deliveryDocument } from '../../processors/alerts/reads/deliveries.ts';
 import {
   type AlertReadServices,
-  deliveriesPage,
-  deliveryDocument,
   matchDocument,
   matchDocuments,
   matchesPage,
-  type PodcastBiasReader,
-} from '../../processors/alerts/reads/alert-reads.ts';
+} from '../../processors/alerts/reads/matches.ts';
 import {
   AlertPreviews,
-  analyticsBiasReader,
   analyticsMatchCounter,
   type PreviewRow,
 } from '../../processors/alerts/reads/preview.ts';
@@ -722,7 +720,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{
       const endpoint = `alert-deliveries:${alert.id}`;
       const limit = request.query.limit ?? 25;
       const after = app.cursors.decode(endpoint, request.query.cursor, TIME_POSITION);
-      const page = await deliveriesPage(services, alert.id, after, limit, publicUrl);
+      const page = await deliveriesPage(state, alert.id, after, limit, publicUrl);
       return {
         data: page.data,
         has_more: page.next !== undefined,
@@ -774,7 +772,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request) => {
       const principal = principalOf(request);
-      const found = await deliveryDocument(services, request.params.id, publicUrl);
+      const found = await deliveryDocument(state, request.params.id, publicUrl);
       if (!found || found.projectId !== principal.project.id) {
         throw problem('not_found', `No delivery ${request.params.id} in this project.`, {
           errors: [{ location: 'path.id', message: 'is not a delivery of this project' }],

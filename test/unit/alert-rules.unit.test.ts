@@ -19,8 +19,9 @@ import {
   realtimeDeliveryId,
   speakerRolesOf,
 } from '../../processors/alerts/model.ts';
-import type { PodcastBias } from '../../processors/alerts/reads/alert-reads.ts';
-import { cachedBiasReader, previewId } from '../../processors/alerts/reads/preview.ts';
+import type { PodcastBias } from '../../processors/alerts/presentation/match-document.ts';
+import { cachedBiasReader } from '../../processors/alerts/reads/bias.ts';
+import { previewId } from '../../processors/alerts/reads/preview.ts';
 
 function entry(over: Partial<Alert> = {}): IndexedAlert {
   const alert: Alert = {

@@ -1,12 +1,8 @@
 import type { AlertKind } from '../../../schemas/event-enums.ts';
-import {
-  type AlertReadServices,
-  digestSummary,
-  matchDocuments,
-  type MatchDocument as StoredMatchDocument,
-  sampleMatchDocument,
-} from '../reads/alert-reads.ts';
-import type { AlertInfo, DeliveryContent, MatchDocument } from './content.ts';
+import type { AlertEntityRef } from '../model.ts';
+import { type DigestMatch, digestSummary, type MatchDocument } from '../presentation/match-document.ts';
+import { type AlertReadServices, matchDocuments, sampleMatchDocument } from '../reads/matches.ts';
+import type { AlertInfo, DeliveryContent } from './content.ts';
 
 interface AlertRow {
   id: string;
@@ -16,11 +12,9 @@ interface AlertRow {
   kind: AlertKind;
   is_active: boolean;
   deleted_at: Date | null;
-  entities: { entity_type: string; entity_id: string }[];
+  entities: AlertEntityRef[];
   notifications: { type: string; webhook_connection_id?: string }[];
 }
-
-const asDelivered = (doc: StoredMatchDocument) => doc as unknown as MatchDocument;
 
 /**
  * The senders' view of alert management: alerts from the `alerts` table and match documents
@@ -61,14 +55,14 @@ export class StateDeliveryContent implements DeliveryContent {
 
   async matches(ids: string[]): Promise<Map<string, MatchDocument>> {
     const docs = await matchDocuments(this.services, ids, { audience: 'webhook' });
-    return new Map(docs.map((d) => [d.id, asDelivered(d)]));
+    return new Map(docs.map((d) => [d.id, d]));
   }
 
-  summarize(match: MatchDocument): MatchDocument {
-    return digestSummary(match as unknown as StoredMatchDocument) as unknown as MatchDocument;
+  summarize(match: MatchDocument): DigestMatch {
+    return digestSummary(match);
   }
 
-  async sampleMatch(alert: AlertInfo): Promise<MatchDocument> {
-    return asDelivered(await sampleMatchDocument(this.services, alert, { audience: 'webhook' }));
+  sampleMatch(alert: AlertInfo): Promise<MatchDocument> {
+    return sampleMatchDocument(this.services, alert, { audience: 'webhook' });
   }
 }

@@ -3,7 +3,6 @@ import type { AnalyticsStore } from '../../../projections/analytics/analytics-st
 import type { StateStore } from '../../../projections/state/state-store.ts';
 import type { AlertKind } from '../../../schemas/event-enums.ts';
 import { BACKFILL_DAYS, DAY_MS, speakerRolesOf } from '../model.ts';
-import type { PodcastBias, PodcastBiasReader } from './alert-reads.ts';
 
 /**
  * Alert previews: an estimate of how many episodes an alert would have matched over the
@@ -169,7 +168,7 @@ export class AlertPreviews {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Counting and bias in the analytics store (tables of schemas/clickhouse).
+// Counting in the analytics store (tables of schemas/clickhouse).
 
 const LANGUAGE_MATCH = (column: string) =>
   `(length({langs:Array(String)}) = 0 OR arrayExists(t -> lower(${column}) = t OR startsWith(lower(${column}), concat(t, '-')), {langs:Array(String)}))`;
@@ -199,75 +198,6 @@ export function analyticsMatchCounter(store: AnalyticsStore): MatchCounter {
              WHERE ${LANGUAGE_MATCH("if(e.language IS NULL OR e.language = '', p.language, e.language)")}`;
       const [row] = await store.query<{ n: number | string }>(sql, params);
       return Number(row?.n ?? 0);
-    },
-  };
-}
-
-/** The newest bias evaluation of each podcast. */
-export function analyticsBiasReader(store: AnalyticsStore): PodcastBiasReader {
-  return {
-    async biasOf(podcastIds) {
-      if (podcastIds.length === 0) return new Map();
-      const rows = await store.query<{
-        podcast_id: string;
-        bias: string | null;
-        lean_score: number | null;
-        is_political: number;
-        political_context: string;
-        latest_at: string;
-      }>(
-        `SELECT podcast_id, argMax(bias, evaluated_at) AS bias, argMax(lean_score, evaluated_at) AS lean_score,
-           argMax(is_political, evaluated_at) AS is_political,
-           argMax(political_context, evaluated_at) AS political_context, max(evaluated_at) AS latest_at
-         FROM bias_evaluations FINAL WHERE podcast_id IN {ids:Array(String)} GROUP BY podcast_id`,
-        { ids: podcastIds },
-      );
-      return new Map(
-        rows.map((r) => [
-          r.podcast_id,
-          {
-            bias: r.bias as PodcastBias['bias'],
-            lean_score: r.lean_score,
-            is_political: Boolean(Number(r.is_political)),
-            political_context: String(r.political_context),
-            evaluated_at: new Date(`${String(r.latest_at).replace(' ', 'T')}Z`).toISOString(),
-          },
-        ]),
-      );
-    },
-  };
-}
-
-/**
- * A bias reader that keeps each podcast's answer for `ttlMs` (bias evaluations change rarely;
- * the senders ask for every batch of deliveries). Podcasts without an evaluation are cached too.
- */
-export function cachedBiasReader(
-  reader: PodcastBiasReader,
-  ttlMs = 60_000,
-  now = Date.now,
-): PodcastBiasReader {
-  const cache = new Map<string, { at: number; bias: PodcastBias | undefined }>();
-  return {
-    async biasOf(podcastIds) {
-      const t = now();
-      const out = new Map<string, PodcastBias>();
-      const missing: string[] = [];
-      for (const id of new Set(podcastIds)) {
-        const hit = cache.get(id);
-        if (hit && t - hit.at < ttlMs) {
-          if (hit.bias) out.set(id, hit.bias);
-        } else missing.push(id);
-      }
-      if (missing.length === 0) return out;
-      const fresh = await reader.biasOf(missing);
-      if (cache.size > 50_000) cache.clear();
-      for (const id of missing) {
-        const bias = fresh.get(id);
-        cache.set(id, { at: t, bias });
-        if (bias) out.set(id, bias);
-      }
-      return out;
     },
   };
 }

@@ -1,15 +1,16 @@
 import { newId } from '../../../../projections/state/accounts.ts';
 import type { Queryable } from '../../../../projections/state/state-store.ts';
 import type { ChannelType } from '../../../../schemas/event-enums.ts';
+import { deliveryPageUrl, type MatchDocument } from '../../presentation/match-document.ts';
 import type { ChatConnections } from '../connections/chat-connections.ts';
 import type { WebhookConnections } from '../connections/webhook-connections.ts';
-import type { AlertInfo, DeliveryContent, MatchDocument } from '../content.ts';
+import type { AlertInfo, DeliveryContent } from '../content.ts';
 import type { DeliveryJob } from '../jobs.ts';
 import type { OutboundHttp } from '../outbound/outbound-http.ts';
 import { parseRetryAfter } from '../retry-schedule.ts';
 import type { TokenSigner } from '../secrets.ts';
 import { type ChatApi, PERMANENT_CHAT_ERRORS } from './chat-api.ts';
-import { deliveryUrl, digestEnvelope, matchEnvelope } from './envelope.ts';
+import { digestEnvelope, matchEnvelope } from './envelope.ts';
 import { isPermanentMailError, type Mailer } from './mailer.ts';
 import { renderChat, renderEmail } from './render.ts';
 import { signWebhook } from './webhook-signature.ts';
@@ -164,7 +165,7 @@ export class WebhookChannel implements ChannelSender {
       await this.acquire(connection.id);
       try {
         const attemptId = newAttemptId();
-        const url = deliveryUrl(this.deps.publicUrl, job.delivery_id);
+        const url = deliveryPageUrl(this.deps.publicUrl, job.delivery_id);
         const envelope =
           job.cadence === 'REALTIME'
             ? matchEnvelope({ attemptId, url, alert: resolved.alert, match: resolved.docs[0]! })
@@ -293,7 +294,7 @@ export class EmailChannel implements ChannelSender {
         cadence: job.cadence,
         matches: docs,
         entityNames: names,
-        deliveryUrl: deliveryUrl(this.deps.publicUrl, job.delivery_id),
+        deliveryUrl: deliveryPageUrl(this.deps.publicUrl, job.delivery_id),
         windowStart: job.window_start,
         windowEnd: job.window_end,
         recipient: to,
@@ -365,7 +366,7 @@ export class ChatChannel implements ChannelSender {
         cadence: job.cadence,
         matches: resolved.docs,
         entityNames: names,
-        deliveryUrl: deliveryUrl(this.deps.publicUrl, job.delivery_id),
+        deliveryUrl: deliveryPageUrl(this.deps.publicUrl, job.delivery_id),
       });
       const res = await this.deps.api.postMessage(connection.token, {
         channel: job.channel.chat_channel_id ?? '',

@@ -1,5 +1,5 @@
-import { deliveryPageUrl } from '../../reads/alert-reads.ts';
-import { type AlertInfo, detectedSeconds, type MatchDocument } from '../content.ts';
+import type { MatchDocument } from '../../presentation/match-document.ts';
+import { type AlertInfo, detectedSeconds } from '../content.ts';
 
 /**
  * Webhook bodies. `delivery_id` is the attempt's id (new on every attempt, equal to the
@@ -15,11 +15,9 @@ export interface WebhookEnvelope {
   test?: true;
   alert: { id: string; title: string; kind: string };
   match?: MatchDocument;
-  matches?: MatchDocument[];
+  /** Digest items (`DigestMatch`: no windows, one `clip_url`). */
+  matches?: Omit<MatchDocument, 'windows'>[];
 }
-
-/** The delivery landing a notification links to (alert management's `deliveryPageUrl`). */
-export const deliveryUrl = deliveryPageUrl;
 
 export function matchEnvelope(input: {
   attemptId: string;
@@ -43,8 +41,8 @@ export function digestEnvelope(input: {
   attemptId: string;
   url: string;
   alert: Pick<AlertInfo, 'id' | 'title' | 'kind'>;
-  /** Already summarized, oldest first. */
-  matches: MatchDocument[];
+  /** Already summarized (`DigestMatch`), oldest first. */
+  matches: Omit<MatchDocument, 'windows'>[];
 }): WebhookEnvelope {
   const latest = input.matches.reduce((max, m) => Math.max(max, detectedSeconds(m)), 0);
   return {

@@ -1,5 +1,6 @@
 import type { Cadence } from '../../../../schemas/event-enums.ts';
-import type { AlertInfo, MatchDocument, MatchWindow } from '../content.ts';
+import type { MatchDocument } from '../../presentation/match-document.ts';
+import type { AlertInfo } from '../content.ts';
 
 /**
  * Human-readable renderings of matches for email (text + HTML) and team chat (text + blocks).
@@ -54,7 +55,7 @@ function podcastTitle(m: MatchDocument): string {
 }
 
 function clipUrl(m: MatchDocument): string | null {
-  return m.windows?.find((w) => w.clip_url)?.clip_url ?? m.clip_url ?? null;
+  return m.windows.find((w) => w.clip_url)?.clip_url ?? null;
 }
 
 /** The lines around the first mentions, at most `max` lines. */
@@ -63,7 +64,7 @@ function excerpt(
   max = 4,
 ): { at: number; speaker: string; role: string | null; text: string; mention: boolean }[] {
   const out = [];
-  for (const w of (m.windows ?? []) as MatchWindow[]) {
+  for (const w of m.windows) {
     for (const l of w.lines) {
       out.push({
         at: l.start_seconds,
