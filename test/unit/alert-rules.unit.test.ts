@@ -1,12 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { IndexedAlert } from '../../processors/alerts/matching/alert-index.ts';
 import type { EpisodeFacts, FactLine } from '../../processors/alerts/matching/episode-facts.ts';
-import {
-  EpisodeRenderer,
-  mentionMatch,
-  speakerMatch,
-} from '../../processors/alerts/matching/match-builder.ts';
-import { toFact } from '../../processors/alerts/matching/matcher.ts';
+import { toFact } from '../../processors/alerts/matching/facts.ts';
+import { mentionMatch, speakerMatch } from '../../processors/alerts/matching/match-builder.ts';
+import { EpisodeRenderer } from '../../processors/alerts/matching/windows.ts';
 import {
   type Alert,
   DAY_MS,
