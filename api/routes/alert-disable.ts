@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { DeliveryKit } from '../../processors/alerts/delivery/kit.ts';
 import { SIGNED_TOKEN_PATTERN } from '../../processors/alerts/delivery/secrets.ts';
-import { AlertsStore } from '../../processors/alerts/rules/alerts-store.ts';
+import { AlertsStore } from '../../processors/alerts/rules/store.ts';
 import type { Accounts } from '../../projections/state/accounts.ts';
 import type { StateStore } from '../../projections/state/state-store.ts';
 import { problem } from '../problem.ts';

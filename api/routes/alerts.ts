@@ -28,12 +28,11 @@ import {
   type PreviewRow,
 } from '../../processors/alerts/reads/preview.ts';
 import {
-  AlertsStore,
-  AllowanceExceededError,
   liveChatConnections,
   liveWebhookConnections,
   verifiedNotificationEmails,
-} from '../../processors/alerts/rules/alerts-store.ts';
+} from '../../processors/alerts/rules/references.ts';
+import { AlertsStore, AllowanceExceededError } from '../../processors/alerts/rules/store.ts';
 import type { AnalyticsStore } from '../../projections/analytics/analytics-store.ts';
 import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import type { Principal } from '../../projections/state/accounts.ts';

@@ -8,7 +8,7 @@ import {
   verifyToken,
 } from '../../processors/alerts/delivery/channels/email-verification.ts';
 import type { DeliveryKit } from '../../processors/alerts/delivery/kit.ts';
-import { alertsUsingNotificationEmail } from '../../processors/alerts/rules/alerts-store.ts';
+import { alertsUsingNotificationEmail } from '../../processors/alerts/rules/references.ts';
 import type { StateStore } from '../../projections/state/state-store.ts';
 import { principalOf } from '../plugins/authentication.ts';
 import { problem } from '../problem.ts';

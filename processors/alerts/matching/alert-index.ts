@@ -1,7 +1,7 @@
 import type { StateStore } from '../../../projections/state/state-store.ts';
 import type { AlertEntityType } from '../../../schemas/event-enums.ts';
 import { type Alert, speakerRolesOf } from '../model.ts';
-import { alertFromRow } from '../rules/alerts-store.ts';
+import { alertFromRow } from '../rules/store.ts';
 
 /**
  * The live alerts (active, not deleted, on a plan with alerts) in memory, indexed by entity id,

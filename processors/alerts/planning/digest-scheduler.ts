@@ -10,7 +10,7 @@ import {
   periodLength,
   periodStart,
 } from '../model.ts';
-import { alertFromRow } from '../rules/alerts-store.ts';
+import { alertFromRow } from '../rules/store.ts';
 import { deliveryRequests, type PlannerOutput, popularityOf } from './planner.ts';
 
 /**

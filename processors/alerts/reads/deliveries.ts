@@ -6,7 +6,7 @@ import {
   overall,
 } from '../presentation/delivery-document.ts';
 import { deliveryPageUrl } from '../presentation/match-document.ts';
-import { webhookConnectionUrls } from '../rules/alerts-store.ts';
+import { webhookConnectionUrls } from '../rules/references.ts';
 
 /**
  * Reads of the delivery read model (`deliveries`, `delivery_channels`, `delivery_outcomes`,
