@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Readiness } from '../infra/readiness.ts';
 import type { DeliveryKit } from '../processors/alerts/delivery/kit.ts';
+import { type AlertApiExtras, alertApiServices } from '../processors/alerts/index.ts';
 import type { AnalyticsStore } from '../projections/analytics/analytics-store.ts';
 import type { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import type { Accounts } from '../projections/state/accounts.ts';
@@ -15,7 +16,8 @@ import { rateLimitsPlugin } from './plugins/rate-limits.ts';
 import { textGuardPlugin } from './plugins/text-guard.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { alertDisableRoutes } from './routes/alert-disable.ts';
-import { type AlertApiExtras, alertApiExtras, alertRoutes } from './routes/alerts.ts';
+import { alertHistoryRoutes } from './routes/alert-history.ts';
+import { alertRoutes } from './routes/alerts.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { chatRoutes } from './routes/chat.ts';
 import { healthRoutes, type MetricsText } from './routes/health.ts';
@@ -117,15 +119,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(notificationEmailRoutes, { state: services.state, delivery: services.delivery });
   await app.register(webhookRoutes, { delivery: services.delivery });
   await app.register(chatRoutes, { delivery: services.delivery, dashboardUrl: settings.dashboardUrl });
-  await app.register(alertRoutes, {
-    services: {
-      state: services.state,
-      catalog: services.catalog,
-      ...(services.alerts ?? alertApiExtras(services.state, services.analytics)),
-    },
+  const alerting = alertApiServices({
+    state: services.state,
+    catalog: services.catalog,
+    extras: services.alerts,
+    analytics: services.analytics,
     publicUrl: settings.publicUrl,
-    dashboardUrl: settings.dashboardUrl,
   });
+  await app.register(alertRoutes, { alerting, dashboardUrl: settings.dashboardUrl });
+  await app.register(alertHistoryRoutes, { alerting });
   await app.register(alertDisableRoutes, {
     state: services.state,
     accounts: services.accounts,

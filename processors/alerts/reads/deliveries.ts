@@ -7,6 +7,7 @@ import {
 } from '../presentation/delivery-document.ts';
 import { deliveryPageUrl } from '../presentation/match-document.ts';
 import { webhookConnectionUrls } from '../rules/references.ts';
+import type { ListPosition } from './matches.ts';
 
 /**
  * Reads of the delivery read model (`deliveries`, `delivery_channels`, `delivery_outcomes`,
@@ -139,19 +140,14 @@ async function deliveryDocs(db: Queryable, rows: DeliveryRow[], publicUrl: strin
   });
 }
 
-export interface DeliveryPosition {
-  d: string;
-  i: string;
-}
-
 /** A page of an alert's deliveries, newest first. */
 export async function deliveriesPage(
   db: Queryable,
   alertId: string,
-  after: DeliveryPosition | undefined,
+  after: ListPosition | undefined,
   limit: number,
   publicUrl: string,
-): Promise<{ data: DeliveryDoc[]; next?: DeliveryPosition }> {
+): Promise<{ data: DeliveryDoc[]; next?: ListPosition }> {
   const rows = await db.query<DeliveryRow>(
     `SELECT * FROM deliveries WHERE alert_id = $1
        AND ($2::timestamptz IS NULL OR (requested_at, id) < ($2::timestamptz, $3::text))

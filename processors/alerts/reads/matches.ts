@@ -158,7 +158,8 @@ export async function sampleMatchDocument(
 // ---------------------------------------------------------------------------------------------
 // Lists.
 
-export interface MatchPosition {
+/** A keyset position in a list read newest first: detection (or request) time and id. */
+export interface ListPosition {
   d: string;
   i: string;
 }
@@ -171,9 +172,9 @@ export interface MatchPosition {
 export async function matchesPage(
   services: AlertReadServices,
   alert: { id: string; filters: AlertFilters },
-  after: MatchPosition | undefined,
+  after: ListPosition | undefined,
   limit: number,
-): Promise<{ data: MatchDocument[]; next?: MatchPosition }> {
+): Promise<{ data: MatchDocument[]; next?: ListPosition }> {
   const chunk = Math.max(limit + 1, 100);
   const kept: MatchRow[] = [];
   let cursor = after;
