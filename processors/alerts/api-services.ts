@@ -1,6 +1,8 @@
 import type { AnalyticsStore } from '../../projections/analytics/analytics-store.ts';
 import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import type { StateStore } from '../../projections/state/state-store.ts';
+import { NotificationEmails } from './delivery/channels/notification-emails.ts';
+import type { DeliveryKit } from './delivery/kit.ts';
 import { analyticsBiasReader, type PodcastBiasReader } from './reads/bias.ts';
 import { deliveriesPage, deliveryDocument } from './reads/deliveries.ts';
 import {
@@ -15,7 +17,8 @@ import { AlertManagement } from './rules/management.ts';
 
 /**
  * What the alerting routes are given (api/app.ts builds it once and passes it to each route
- * plugin): alert management, the match and delivery reads, previews. Routes import only the
+ * plugin): alert management, the match and delivery reads, previews, the delivery kit
+ * (connections, chat API, link tokens) and notification emails. Routes import only the
  * module's entry (index.ts) and speak HTTP; the rules and reads live here.
  */
 export interface AlertApiServices {
@@ -25,6 +28,10 @@ export interface AlertApiServices {
   reads: AlertReads;
   /** Absent when no analytics store is configured: previews answer 503. */
   previews?: AlertPreviews;
+  /** Webhook and team-chat connections, the chat API, the outbound guard, link tokens. */
+  delivery: DeliveryKit;
+  /** Notification emails and their verification mails. */
+  notificationEmails: NotificationEmails;
 }
 
 /** What alert routes need beyond the state store and catalog (both from the analytics store). */
@@ -46,10 +53,11 @@ export function alertApiExtras(state: StateStore, analytics: AnalyticsStore | un
 export function alertApiServices(input: {
   state: StateStore;
   catalog: CatalogReader;
+  delivery: DeliveryKit;
   /** Default: from `analytics`. */
   extras?: AlertApiExtras;
   analytics?: AnalyticsStore;
-  /** Public base URL of the API (delivery landing links). */
+  /** Public base URL of the API (delivery landing links in REST reads). */
   publicUrl: string;
 }): AlertApiServices {
   const { state, catalog } = input;
@@ -58,6 +66,11 @@ export function alertApiServices(input: {
     alerts: new AlertManagement(state, catalog),
     reads: alertReads({ state, catalog, podcastBias: extras.podcastBias }, input.publicUrl),
     previews: extras.previews,
+    delivery: input.delivery,
+    notificationEmails: new NotificationEmails(state, {
+      mailer: input.delivery.mailer,
+      publicUrl: input.delivery.settings.publicUrl,
+    }),
   };
 }
 

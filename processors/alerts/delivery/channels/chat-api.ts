@@ -31,16 +31,21 @@ export interface ChatIdentity {
   bot_id: string | null;
 }
 
-/** Errors after which retrying the same message cannot succeed. */
-export const PERMANENT_CHAT_ERRORS = new Set([
-  'channel_not_found',
-  'not_in_channel',
-  'is_archived',
+/** Errors meaning the platform no longer accepts the token: the workspace must be reconnected. */
+export const TOKEN_REJECTED_ERRORS = new Set([
   'invalid_auth',
   'not_authed',
   'account_inactive',
   'token_revoked',
   'token_expired',
+]);
+
+/** Errors after which retrying the same message cannot succeed. */
+export const PERMANENT_CHAT_ERRORS = new Set([
+  'channel_not_found',
+  'not_in_channel',
+  'is_archived',
+  ...TOKEN_REJECTED_ERRORS,
   'no_permission',
   'missing_scope',
   'restricted_action',
