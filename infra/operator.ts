@@ -1,5 +1,4 @@
-import type { ChatConnection } from '../processors/alerts/delivery/connections/chat-connections.ts';
-import type { DeliveryKit } from '../processors/alerts/delivery/kit.ts';
+import type { ChatConnection, DeliveryKit } from '../processors/alerts/index.ts';
 import type { Accounts, ApiKeyRecord, Organization, Project } from '../projections/state/accounts.ts';
 import type { IngestTokenRecord, IngestTokens } from '../projections/state/ingest-tokens.ts';
 

@@ -5,7 +5,6 @@ import type { PartitionLag } from '../ingest/event-log/event-log.ts';
 import { startIngestRole } from '../ingest/ingest-role.ts';
 import { BatchIngest } from '../ingest/loader/batch-ingest.ts';
 import { IngestState } from '../ingest/loader/ingest-state.ts';
-import { createDispatcher } from '../processors/alerts/delivery/kit.ts';
 import { ConsumerRunner } from '../processors/consumer-runner.ts';
 import { pipelineSteps, pipelineTasks } from '../processors/pipeline.ts';
 import { IngestTokens } from '../projections/state/ingest-tokens.ts';
@@ -100,19 +99,9 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     );
   // Concurrently: on Kafka each consumer's group join takes seconds.
   await Promise.all(runners.map((runner) => runner.start()));
+  // Timers: the alert matcher and digest scheduler (processors), the delivery dispatcher (senders).
   const tasks = pipelineTasks(platform).filter((task) => config.roles.has(task.role));
   for (const task of tasks) await task.start();
-  const dispatcher = config.roles.has('senders')
-    ? createDispatcher({
-        kit: platform.delivery,
-        state: platform.state,
-        producer: platform.producer,
-        catalog: platform.catalog,
-        logger,
-        exclusiveStore: platform.state.kind === 'embedded',
-      })
-    : undefined;
-  await dispatcher?.start();
 
   // One ingest state per process, shared by the ingest role and the batch ingest route. HTTP
   // batches a kill interrupted are resolved from the event log before anything else appends to
@@ -262,7 +251,6 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         await ingestState?.close();
         await Promise.all(runners.map((r) => r.stop()));
         for (const task of tasks) await task.stop();
-        await dispatcher?.stop();
         await platform.close();
         logger.info('earshot stopped');
       })();

@@ -3,9 +3,6 @@ import type { Role } from '../infra/config.ts';
 import { analyticsProjectors } from '../projections/analytics/analytics-projectors.ts';
 import { catalogProjector } from '../projections/catalog/catalog-projector.ts';
 import { namesProjector, searchProjector } from '../projections/search/search-projector.ts';
-import { senderSchedulerStep } from './alerts/delivery/kit.ts';
-import { deliveryAttemptsProjector } from './alerts/projectors/delivery-attempts-projector.ts';
-import { alertsRuntime } from './alerts/runtime.ts';
 import type { ProcessorDefinition } from './consumer-runner.ts';
 import { understandingSteps } from './context/steps.ts';
 
@@ -35,9 +32,6 @@ export function pipelineSteps(platform: Platform): PipelineStep[] {
       role: 'projectors',
       definition: catalogProjector(platform.state, () => platform.catalog.invalidate()),
     },
-    // deliveries.requested → the senders' durable schedule (worked by the dispatcher, infra/service.ts)
-    { role: 'senders', definition: senderSchedulerStep(platform.delivery, platform.state) },
-    { role: 'projectors', definition: deliveryAttemptsProjector(platform.state) },
     // episode events → the search index (lines, segments, clips); their vectors are filled in
     // afterwards by the search runtime's vector filler (projections/search/search-vector-filler.ts)
     {
@@ -57,8 +51,9 @@ export function pipelineSteps(platform: Platform): PipelineStep[] {
       role: 'projectors' as const,
       definition,
     })),
-    // alert matcher, delivery planner, match and delivery projections (processors/alerts)
-    ...alertsRuntime(platform).steps(),
+    // alerting (processors/alerts): matcher, delivery planner, match and delivery projections,
+    // the senders' schedule and the delivery-attempts projection
+    ...platform.alerting.steps(),
   ];
 }
 
@@ -71,5 +66,5 @@ export interface PipelineTask {
 }
 
 export function pipelineTasks(platform: Platform): PipelineTask[] {
-  return [...alertsRuntime(platform).tasks()];
+  return [...platform.alerting.tasks()];
 }

@@ -1,10 +1,8 @@
-import path from 'node:path';
 import type { Logger } from 'pino';
 import { type EventProducer, outputSink } from '../../ingest/event-producer.ts';
 import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import type { StateStore } from '../../projections/state/state-store.ts';
 import { TOPICS } from '../../schemas/topics.ts';
-import type { ProcessorDefinition } from '../consumer-runner.ts';
 import { AlertIndex } from './matching/alert-index.ts';
 import { EpisodeFactsStore } from './matching/episode-facts.ts';
 import { AlertMatcher } from './matching/matcher.ts';
@@ -12,11 +10,13 @@ import { DigestScheduler } from './planning/digest-scheduler.ts';
 import { DeliveryPlanner } from './planning/planner.ts';
 import { deliveriesProjector } from './projectors/deliveries-projector.ts';
 import { matchesProjector } from './projectors/matches-projector.ts';
+import { type AlertStep, type AlertTask, step } from './steps.ts';
 
 /**
  * The alert side of the pipeline, built once per process: the in-memory alert index shared by
  * the matcher and the planner, the matcher's episode store (LMDB under the data dir, opened by
- * the first process step that needs it), and the steps and timers:
+ * the first process step that needs it), and the steps and timers (each declared with its role,
+ * inputs and outputs, steps.ts):
  *
  * | step / task              | role        | reads                                  | writes                |
  * |--------------------------|-------------|----------------------------------------|-----------------------|
@@ -84,22 +84,25 @@ export class AlertsRuntime {
     });
   }
 
-  steps(): { role: 'processors' | 'projectors'; definition: ProcessorDefinition<unknown, unknown> }[] {
-    const def = <I, O>(d: ProcessorDefinition<I, O>) => d as unknown as ProcessorDefinition<unknown, unknown>;
+  steps(): AlertStep[] {
+    const { state } = this.deps;
     return [
-      { role: 'processors', definition: def(this.matcher.definition()) },
-      { role: 'processors', definition: def(this.planner.definition()) },
-      { role: 'projectors', definition: def(matchesProjector(this.deps.state)) },
-      { role: 'projectors', definition: def(deliveriesProjector(this.deps.state)) },
+      step('processors', this.matcher.definition(), { topics: [TOPICS.alertMatches] }),
+      step('processors', this.planner.definition(), { topics: [TOPICS.deliveriesRequested] }),
+      step('projectors', matchesProjector(state), { tables: ['alert_matches'] }),
+      step('projectors', deliveriesProjector(state), {
+        tables: ['deliveries', 'delivery_channels', 'delivery_matches', 'delivery_outcomes'],
+      }),
     ];
   }
 
   /** Timers of the processors role: alert index polling, backfills, speaker waits, digests. */
-  tasks(): { role: 'processors'; name: string; start(): Promise<void>; stop(): Promise<void> }[] {
+  tasks(): AlertTask[] {
     return [
       {
         role: 'processors',
         name: 'alert-matcher',
+        outputs: { topics: [TOPICS.alertMatches] },
         start: () => this.matcher.start(),
         stop: async () => {
           await this.matcher.stop();
@@ -110,33 +113,10 @@ export class AlertsRuntime {
       {
         role: 'processors',
         name: 'digest-scheduler',
+        outputs: { topics: [TOPICS.deliveriesRequested], tables: ['alert_digest_windows'] },
         start: async () => this.scheduler.start(),
         stop: () => this.scheduler.stop(),
       },
     ];
   }
-}
-
-const runtimes = new WeakMap<object, AlertsRuntime>();
-
-/** The alerts runtime of a platform (one per process). */
-export function alertsRuntime(platform: {
-  state: StateStore;
-  catalog: CatalogReader;
-  producer: EventProducer;
-  logger: Logger;
-  config: { dataDir: string };
-}): AlertsRuntime {
-  let rt = runtimes.get(platform);
-  if (!rt) {
-    rt = new AlertsRuntime({
-      state: platform.state,
-      catalog: platform.catalog,
-      producer: platform.producer,
-      logger: platform.logger,
-      dir: path.join(platform.config.dataDir, 'alert-matcher'),
-    });
-    runtimes.set(platform, rt);
-  }
-  return rt;
 }
