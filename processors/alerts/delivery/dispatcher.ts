@@ -8,7 +8,7 @@ import type {
   DeliveryDelivered,
 } from '../../../schemas/generated/index.ts';
 import { TOPICS } from '../../../schemas/topics.ts';
-import type { AttemptResult, ChannelSender } from './channels/channels.ts';
+import type { AttemptResult, ChannelSender } from './channels/attempt.ts';
 import type { Clock } from './clock.ts';
 import type { DeliveryJob, DeliveryJobs, JobUpdate } from './jobs.ts';
 import type { RetrySchedule } from './retry-schedule.ts';

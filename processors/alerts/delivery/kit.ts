@@ -2,9 +2,11 @@ import type { Logger } from 'pino';
 import type { EventProducer } from '../../../ingest/event-producer.ts';
 import type { CatalogReader } from '../../../projections/catalog/catalog-reader.ts';
 import type { StateStore } from '../../../projections/state/state-store.ts';
-import { ChatChannel, EmailChannel, WebhookChannel } from './channels/channels.ts';
 import { ChatApi } from './channels/chat-api.ts';
+import { ChatSender } from './channels/chat-sender.ts';
+import { EmailSender } from './channels/email-sender.ts';
 import type { Mailer } from './channels/mailer.ts';
+import { WebhookSender } from './channels/webhook-sender.ts';
 import { type Clock, systemClock } from './clock.ts';
 import { ChatConnections } from './connections/chat-connections.ts';
 import { WebhookConnections } from './connections/webhook-connections.ts';
@@ -133,21 +135,21 @@ export function createDispatcher(input: {
     concurrency: kit.settings.concurrency,
     releaseLeasesOnStart: input.exclusiveStore,
     senders: [
-      new WebhookChannel({
+      new WebhookSender({
         ...common,
         connections: kit.webhooks,
         http: kit.http,
         timeoutMs: kit.settings.requestTimeoutMs,
         perConnection: kit.settings.perConnection,
       }),
-      new EmailChannel({
+      new EmailSender({
         ...common,
         db: state,
         mailer: kit.mailer,
         disableTokens: kit.disableTokens,
         entityNames,
       }),
-      new ChatChannel({ ...common, connections: kit.chat, api: kit.chatApi, entityNames }),
+      new ChatSender({ ...common, connections: kit.chat, api: kit.chatApi, entityNames }),
     ],
   });
   kit.onScheduled(() => dispatcher.wake());

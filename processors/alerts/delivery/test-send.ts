@@ -1,5 +1,6 @@
-import { newAttemptId, sendWebhook } from './channels/channels.ts';
+import { newAttemptId } from './channels/attempt.ts';
 import { matchEnvelope } from './channels/envelope.ts';
+import { sendWebhook } from './channels/webhook-sender.ts';
 import type { DeliveryKit } from './kit.ts';
 
 /**
