@@ -4,8 +4,8 @@ import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts'
 import type { StateStore } from '../../projections/state/state-store.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import { AlertIndex } from './matching/alert-index.ts';
-import { EpisodeFactsStore } from './matching/episode-facts.ts';
 import { AlertMatcher } from './matching/matcher.ts';
+import { MatcherFactsStore } from './matching/matcher-facts.ts';
 import { DigestScheduler } from './planning/digest-scheduler.ts';
 import { DeliveryPlanner } from './planning/planner.ts';
 import { deliveriesProjector } from './projectors/deliveries-projector.ts';
@@ -47,7 +47,7 @@ export class AlertsRuntime {
   readonly matcher: AlertMatcher;
   readonly planner: DeliveryPlanner;
   readonly scheduler: DigestScheduler;
-  private store?: EpisodeFactsStore;
+  private store?: MatcherFactsStore;
 
   constructor(readonly deps: AlertsDeps) {
     const { state, catalog, producer, logger, clock } = deps;
@@ -55,7 +55,7 @@ export class AlertsRuntime {
     this.matcher = new AlertMatcher({
       index: this.index,
       store: () => {
-        this.store ??= new EpisodeFactsStore(deps.dir);
+        this.store ??= new MatcherFactsStore(deps.dir);
         return this.store;
       },
       output: outputSink(producer, { matches: TOPICS.alertMatches }),

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { IndexedAlert } from '../../processors/alerts/matching/alert-index.ts';
-import type { EpisodeFacts, FactLine } from '../../processors/alerts/matching/episode-facts.ts';
 import { toFact } from '../../processors/alerts/matching/facts.ts';
 import { mentionMatch, speakerMatch } from '../../processors/alerts/matching/match-builder.ts';
+import type { FactLine, MatcherFacts } from '../../processors/alerts/matching/matcher-facts.ts';
 import { EpisodeRenderer } from '../../processors/alerts/matching/windows.ts';
 import {
   type Alert,
@@ -60,7 +60,7 @@ const lines: FactLine[] = Array.from({ length: 10 }, (_, i) => ({
   t: `line ${i + 1}`,
 }));
 
-function facts(over: Partial<EpisodeFacts> = {}): EpisodeFacts {
+function facts(over: Partial<MatcherFacts> = {}): MatcherFacts {
   return {
     episode_id: 'ep_1',
     has_lines: true,

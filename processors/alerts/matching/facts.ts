@@ -8,7 +8,7 @@ import type {
 import { TOPICS } from '../../../schemas/topics.ts';
 import type { DecodedRecord } from '../../consumer-runner.ts';
 import { ok, type StepResult, skip } from '../../step-result.ts';
-import type { EpisodeFacts, FactClip, FactLine } from './episode-facts.ts';
+import type { FactClip, FactLine, MatcherFacts } from './matcher-facts.ts';
 
 /**
  * The matcher's input side: each record of its five topics becomes one compact fact about an
@@ -107,7 +107,7 @@ function linesByEntity(mentions: MentionsDetected['mentions']): Record<string, n
 }
 
 /** Merges a fact into an episode's facts; returns the transcript lines when it carried them. */
-export function mergeFact(f: EpisodeFacts, item: FactItem, now: number): FactLine[] | undefined {
+export function mergeFact(f: MatcherFacts, item: FactItem, now: number): FactLine[] | undefined {
   f.touched_at = now;
   switch (item.kind) {
     case 'episode':

@@ -1,7 +1,7 @@
 import type { AlertMatched } from '../../../schemas/generated/index.ts';
 import { languageMatches, matchId } from '../model.ts';
 import type { IndexedAlert } from './alert-index.ts';
-import type { EpisodeFacts, FactSpeaker } from './episode-facts.ts';
+import type { FactSpeaker, MatcherFacts } from './matcher-facts.ts';
 import type { EpisodeRenderer } from './windows.ts';
 
 /**
@@ -20,21 +20,21 @@ import type { EpisodeRenderer } from './windows.ts';
  *
  * `languages` gates both kinds (the episode's detected language).
  */
-export function mentionLanguage(f: EpisodeFacts): string {
+export function mentionLanguage(f: MatcherFacts): string {
   return f.mentions?.language ?? f.transcript_language ?? f.episode_language ?? '';
 }
 
-export function speakerLanguage(f: EpisodeFacts): string {
+export function speakerLanguage(f: MatcherFacts): string {
   return f.speakers?.language ?? f.transcript_language ?? f.episode_language ?? '';
 }
 
 /** Ready for mention matching: transcript and mentions, and speakers unless their wait is over. */
-export function mentionReady(f: EpisodeFacts, now: number, speakerGraceMs: number): boolean {
+export function mentionReady(f: MatcherFacts, now: number, speakerGraceMs: number): boolean {
   if (!f.has_lines || !f.mentions) return false;
   return f.speakers !== undefined || now - f.mentions.received_at >= speakerGraceMs;
 }
 
-export function speakerReady(f: EpisodeFacts): boolean {
+export function speakerReady(f: MatcherFacts): boolean {
   return Boolean(f.has_lines && f.speakers);
 }
 

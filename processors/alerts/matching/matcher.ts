@@ -4,9 +4,9 @@ import type { AlertMatched } from '../../../schemas/generated/index.ts';
 import type { ProcessorDefinition } from '../../consumer-runner.ts';
 import { type Alert, BACKFILL_DAYS, DAY_MS, REALTIME_HORIZON_MS } from '../model.ts';
 import type { AlertIndex, IndexedAlert } from './alert-index.ts';
-import { type EpisodeFacts, type EpisodeFactsStore, type FactLine, publishedAt } from './episode-facts.ts';
 import { type FactItem, MATCHER_INPUTS, mergeFact, toFact } from './facts.ts';
 import { mentionMatch, mentionReady, speakerMatch, speakerReady } from './match-builder.ts';
+import { type FactLine, type MatcherFacts, type MatcherFactsStore, publishedAt } from './matcher-facts.ts';
 import { EpisodeRenderer } from './windows.ts';
 
 /**
@@ -40,7 +40,7 @@ const EVALUATE_SLICE = 200;
 export interface MatcherOptions {
   index: AlertIndex;
   /** Opened on first use (only processes running the matcher open it). */
-  store: () => EpisodeFactsStore;
+  store: () => MatcherFactsStore;
   output: { write(items: MatcherOutput[]): Promise<void> };
   logger: Logger;
   clock?: () => number;
@@ -54,8 +54,8 @@ export interface MatcherOptions {
 }
 
 interface Work {
-  facts: EpisodeFacts;
-  previous?: EpisodeFacts;
+  facts: MatcherFacts;
+  previous?: MatcherFacts;
   lines?: FactLine[];
   renderer?: EpisodeRenderer;
 }
@@ -91,7 +91,7 @@ export class AlertMatcher {
   }
 
   /** Published before the realtime horizon: matched as history, never delivered. */
-  private isArchive(f: EpisodeFacts, now: number): boolean {
+  private isArchive(f: MatcherFacts, now: number): boolean {
     const published = publishedAt(f);
     return published !== undefined && published < now - this.horizonMs;
   }
@@ -106,7 +106,7 @@ export class AlertMatcher {
     };
   }
 
-  private get store(): EpisodeFactsStore {
+  private get store(): MatcherFactsStore {
     return this.opts.store();
   }
 

@@ -1,5 +1,5 @@
 import type { AlertMatched } from '../../../schemas/generated/index.ts';
-import type { EpisodeFacts, FactClip, FactLine, FactSpeaker } from './episode-facts.ts';
+import type { FactClip, FactLine, FactSpeaker, MatcherFacts } from './matcher-facts.ts';
 
 /**
  * The windows of a match: the transcript around what fired it.
@@ -29,7 +29,7 @@ export class EpisodeRenderer {
   private readonly windows = new Map<string, Window[]>();
 
   constructor(
-    readonly facts: EpisodeFacts,
+    readonly facts: MatcherFacts,
     private readonly lines: FactLine[],
   ) {
     for (const s of facts.speakers?.list ?? []) if (!this.names.has(s.label)) this.names.set(s.label, s);

@@ -52,7 +52,7 @@ export interface FactClip {
   speaker: string | null;
 }
 
-export interface EpisodeFacts {
+export interface MatcherFacts {
   episode_id: string;
   podcast_id?: string;
   published_at?: number;
@@ -93,9 +93,9 @@ export interface EpisodeFacts {
 const SEP = '\u0001';
 const END = '\u0002';
 
-export class EpisodeFactsStore {
+export class MatcherFactsStore {
   private readonly root: RootDatabase;
-  private readonly facts: Database<EpisodeFacts, string>;
+  private readonly facts: Database<MatcherFacts, string>;
   private readonly lines: Database<FactLine[], string>;
   private readonly entities: Database<number, string>;
   private readonly meta: Database<number, string>;
@@ -103,13 +103,13 @@ export class EpisodeFactsStore {
   constructor(dir: string) {
     fs.mkdirSync(dir, { recursive: true });
     this.root = open({ path: dir, maxDbs: 8 });
-    this.facts = this.root.openDB<EpisodeFacts, string>({ name: 'facts' });
+    this.facts = this.root.openDB<MatcherFacts, string>({ name: 'facts' });
     this.lines = this.root.openDB<FactLine[], string>({ name: 'lines' });
     this.entities = this.root.openDB<number, string>({ name: 'entities' });
     this.meta = this.root.openDB<number, string>({ name: 'meta' });
   }
 
-  get(episodeId: string): EpisodeFacts | undefined {
+  get(episodeId: string): MatcherFacts | undefined {
     return this.facts.get(episodeId);
   }
 
@@ -122,7 +122,7 @@ export class EpisodeFactsStore {
    * whose mentions or speakers changed (`previous` is what the store held before).
    */
   async write(
-    updates: { facts: EpisodeFacts; previous?: EpisodeFacts; lines?: FactLine[] }[],
+    updates: { facts: MatcherFacts; previous?: MatcherFacts; lines?: FactLine[] }[],
     meta: { set?: [string, string, number][]; remove?: [string, string][] } = {},
   ): Promise<void> {
     if (updates.length === 0 && !meta.set?.length && !meta.remove?.length) return;
@@ -165,7 +165,7 @@ export class EpisodeFactsStore {
 
   /** Removes episodes untouched since `before`; returns how many. */
   async prune(before: number): Promise<number> {
-    const stale: EpisodeFacts[] = [];
+    const stale: MatcherFacts[] = [];
     for (const { value } of this.facts.getRange()) if (value.touched_at < before) stale.push(value);
     if (stale.length === 0) return 0;
     await this.root.transaction(() => {
@@ -184,11 +184,11 @@ export class EpisodeFactsStore {
   }
 }
 
-export function publishedAt(f: EpisodeFacts): number | undefined {
+export function publishedAt(f: MatcherFacts): number | undefined {
   return f.mentions?.published_at ?? f.speakers?.published_at ?? f.published_at;
 }
 
-function indexKeys(f: EpisodeFacts | undefined): Set<string> {
+function indexKeys(f: MatcherFacts | undefined): Set<string> {
   const keys = new Set<string>();
   if (!f) return keys;
   for (const e of f.mentions?.entities ?? []) keys.add(`m${SEP}${e.entity_id}${SEP}`);
