@@ -52,4 +52,3 @@ export { alertView, previewView } from './presentation/views.ts';
 export { analyticsBiasReader, cachedBiasReader } from './reads/bias.ts';
 // Why the rules refuse a request.
 export { AlertRuleError, type RefusalCode, type RuleViolation } from './rules/refusal.ts';
-export type { AlertRole, AlertStep, AlertTask, StepOutputs } from './steps.ts';

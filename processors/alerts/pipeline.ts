@@ -3,10 +3,10 @@ import type { Logger } from 'pino';
 import type { EventProducer } from '../../ingest/event-producer.ts';
 import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import type { StateStore } from '../../projections/state/state-store.ts';
+import type { PipelineStep, PipelineTask } from '../pipeline.ts';
 import type { DeliveryKit } from './delivery/kit.ts';
 import { SendersRuntime } from './delivery/senders.ts';
 import { AlertsRuntime } from './runtime.ts';
-import type { AlertStep, AlertTask } from './steps.ts';
 
 /**
  * Everything alerting runs in the pipeline, built once per process (infra/composition.ts):
@@ -46,12 +46,12 @@ export class AlertingPipeline {
     });
   }
 
-  steps(): AlertStep[] {
+  steps(): PipelineStep[] {
     return [...this.alerts.steps(), ...this.senders.steps()];
   }
 
   /** Started in this order after the consumers of their roles, and stopped in it after them. */
-  tasks(): AlertTask[] {
+  tasks(): PipelineTask[] {
     return [...this.alerts.tasks(), ...this.senders.tasks()];
   }
 }

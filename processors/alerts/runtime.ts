@@ -3,6 +3,7 @@ import { type EventProducer, outputSink } from '../../ingest/event-producer.ts';
 import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import type { StateStore } from '../../projections/state/state-store.ts';
 import { TOPICS } from '../../schemas/topics.ts';
+import { type PipelineStep, type PipelineTask, step, tablesOf } from '../pipeline.ts';
 import { AlertIndex } from './matching/alert-index.ts';
 import { AlertMatcher } from './matching/matcher.ts';
 import { MatcherFactsStore } from './matching/matcher-facts.ts';
@@ -10,21 +11,15 @@ import { DigestScheduler } from './planning/digest-scheduler.ts';
 import { DeliveryPlanner } from './planning/planner.ts';
 import { deliveriesProjector } from './projectors/deliveries-projector.ts';
 import { matchesProjector } from './projectors/matches-projector.ts';
-import { type AlertStep, type AlertTask, step } from './steps.ts';
+import { KEPT } from './steps.ts';
 
 /**
  * The alert side of the pipeline, built once per process: the in-memory alert index shared by
  * the matcher and the planner, the matcher's episode store (LMDB under the data dir, opened by
- * the first process step that needs it), and the steps and timers (each declared with its role,
- * inputs and outputs, steps.ts):
- *
- * | step / task              | role        | reads                                  | writes                |
- * |--------------------------|-------------|----------------------------------------|-----------------------|
- * | alert-matcher            | processors  | episodes.published, .transcripts, .clips, mentions.detected, speakers.identified | alerts.matched |
- * | delivery-planner         | processors  | alerts.matched (realtime)              | deliveries.requested  |
- * | digest scheduler (timer) | processors  | alert_matches (state store)            | deliveries.requested  |
- * | alert-matches-projector  | projectors  | alerts.matched                         | alert_matches         |
- * | deliveries-projector     | projectors  | deliveries.requested, .attempted, .delivered, .abandoned | deliveries, delivery_channels, delivery_matches, delivery_outcomes |
+ * the first process step that needs it), and the steps and timers, each declared below with its
+ * role and outputs: the matcher (episode topics → alerts.matched), the realtime delivery planner
+ * and the digest scheduler (→ deliveries.requested), and the projections of matches and
+ * deliveries into the state store.
  */
 export interface AlertsDeps {
   state: StateStore;
@@ -84,25 +79,37 @@ export class AlertsRuntime {
     });
   }
 
-  steps(): AlertStep[] {
+  steps(): PipelineStep[] {
     const { state } = this.deps;
     return [
-      step('processors', this.matcher.definition(), { topics: [TOPICS.alertMatches] }),
-      step('processors', this.planner.definition(), { topics: [TOPICS.deliveriesRequested] }),
-      step('projectors', matchesProjector(state), { tables: ['alert_matches'] }),
-      step('projectors', deliveriesProjector(state), {
-        tables: ['deliveries', 'delivery_channels', 'delivery_matches', 'delivery_outcomes'],
-      }),
+      step(
+        'processors',
+        this.matcher.definition(),
+        { topics: [TOPICS.alertMatches], stores: [tablesOf('data-dir', 'alert-matcher')] },
+        KEPT,
+      ),
+      step('processors', this.planner.definition(), { topics: [TOPICS.deliveriesRequested] }, KEPT),
+      step('projectors', matchesProjector(state), { stores: [tablesOf('state', 'alert_matches')] }, KEPT),
+      step(
+        'projectors',
+        deliveriesProjector(state),
+        {
+          stores: [
+            tablesOf('state', 'deliveries', 'delivery_channels', 'delivery_matches', 'delivery_outcomes'),
+          ],
+        },
+        KEPT,
+      ),
     ];
   }
 
   /** Timers of the processors role: alert index polling, backfills, speaker waits, digests. */
-  tasks(): AlertTask[] {
+  tasks(): PipelineTask[] {
     return [
       {
         role: 'processors',
         name: 'alert-matcher',
-        outputs: { topics: [TOPICS.alertMatches] },
+        outputs: { topics: [TOPICS.alertMatches], stores: [tablesOf('data-dir', 'alert-matcher')] },
         start: () => this.matcher.start(),
         stop: async () => {
           await this.matcher.stop();
@@ -113,7 +120,10 @@ export class AlertsRuntime {
       {
         role: 'processors',
         name: 'digest-scheduler',
-        outputs: { topics: [TOPICS.deliveriesRequested], tables: ['alert_digest_windows'] },
+        outputs: {
+          topics: [TOPICS.deliveriesRequested],
+          stores: [tablesOf('state', 'alert_digest_windows')],
+        },
         start: async () => this.scheduler.start(),
         stop: () => this.scheduler.stop(),
       },

@@ -1,38 +1,10 @@
-import type { TopicSpec } from '../../schemas/topics.ts';
-import type { ProcessorDefinition } from '../consumer-runner.ts';
+import type { Rebuild } from '../pipeline.ts';
 
 /**
- * How the alerting module declares what it runs: each step (a consumer of topics) and each
- * task (a timer) with the role it runs in and where it writes — topics of the event log, or
- * tables of the state store. A step's inputs are its definition's `inputs`.
+ * Why no step of alerting is rebuilt from the log (`earshot projections rebuild`): matches,
+ * deliveries and the senders' schedule hold what was matched and sent, and reprocessing their
+ * inputs would notify again.
  */
-export type AlertRole = 'processors' | 'projectors' | 'senders';
-
-export interface StepOutputs {
-  /** Topics it produces to. */
-  topics?: TopicSpec[];
-  /** State-store tables it writes. */
-  tables?: string[];
-}
-
-export interface AlertStep {
-  role: AlertRole;
-  definition: ProcessorDefinition<unknown, unknown>;
-  outputs: StepOutputs;
-}
-
-export interface AlertTask {
-  role: AlertRole;
-  name: string;
-  outputs: StepOutputs;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-}
-
-export function step<I, O>(
-  role: AlertRole,
-  definition: ProcessorDefinition<I, O>,
-  outputs: StepOutputs,
-): AlertStep {
-  return { role, definition: definition as unknown as ProcessorDefinition<unknown, unknown>, outputs };
-}
+export const KEPT: Rebuild = {
+  never: 'alerting keeps what it matched and sent: reprocessing its inputs would notify again',
+};

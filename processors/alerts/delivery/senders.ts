@@ -3,21 +3,17 @@ import type { EventProducer } from '../../../ingest/event-producer.ts';
 import type { CatalogReader } from '../../../projections/catalog/catalog-reader.ts';
 import type { StateStore } from '../../../projections/state/state-store.ts';
 import { TOPICS } from '../../../schemas/topics.ts';
+import { type PipelineStep, type PipelineTask, step, tablesOf } from '../../pipeline.ts';
 import { deliveryAttemptsProjector } from '../projectors/delivery-attempts-projector.ts';
-import { type AlertStep, type AlertTask, step } from '../steps.ts';
+import { KEPT } from '../steps.ts';
 import type { DeliveryDispatcher } from './dispatcher.ts';
 import { createDispatcher, type DeliveryKit, senderSchedulerStep } from './kit.ts';
 
 /**
- * The delivery side of the pipeline:
- *
- * | step / task                 | role       | reads                  | writes                                   |
- * |-----------------------------|------------|------------------------|------------------------------------------|
- * | delivery-scheduler          | senders    | deliveries.requested   | delivery_jobs                            |
- * | delivery dispatcher (timer) | senders    | delivery_jobs          | deliveries.attempted, .delivered, .abandoned; delivery_jobs |
- * | delivery-attempts-projector | projectors | deliveries.attempted   | delivery_attempts                        |
- *
- * The dispatcher (one per process of the `senders` role) is made when its task starts.
+ * The delivery side of the pipeline, declared below with roles and outputs: the senders' schedule
+ * (deliveries.requested → delivery_jobs), the dispatcher that attempts due jobs (a timer of the
+ * `senders` role, one per process, made when its task starts; → deliveries.attempted, .delivered,
+ * .abandoned), and the projection of attempts.
  */
 export interface SendersDeps {
   kit: DeliveryKit;
@@ -34,22 +30,32 @@ export class SendersRuntime {
 
   constructor(private readonly deps: SendersDeps) {}
 
-  steps(): AlertStep[] {
+  steps(): PipelineStep[] {
     const { kit, state } = this.deps;
     return [
-      step('senders', senderSchedulerStep(kit, state), { tables: ['delivery_jobs'] }),
-      step('projectors', deliveryAttemptsProjector(state), { tables: ['delivery_attempts'] }),
+      step(
+        'senders',
+        senderSchedulerStep(kit, state),
+        { stores: [tablesOf('state', 'delivery_jobs')] },
+        KEPT,
+      ),
+      step(
+        'projectors',
+        deliveryAttemptsProjector(state),
+        { stores: [tablesOf('state', 'delivery_attempts')] },
+        KEPT,
+      ),
     ];
   }
 
-  tasks(): AlertTask[] {
+  tasks(): PipelineTask[] {
     return [
       {
         role: 'senders',
         name: 'delivery-dispatcher',
         outputs: {
           topics: [TOPICS.deliveriesAttempted, TOPICS.deliveriesDelivered, TOPICS.deliveriesAbandoned],
-          tables: ['delivery_jobs'],
+          stores: [tablesOf('state', 'delivery_jobs')],
         },
         start: async () => {
           this.dispatcher ??= createDispatcher(this.deps);
