@@ -23,7 +23,9 @@ import { deleteSearchIndex, type Platform } from './composition.ts';
  * - `earshot start --roles …` (infra/service.ts) runs the steps and timers of the given roles,
  *   and readiness waits for exactly those steps to catch up;
  * - `earshot projections rebuild` (infra/projections.ts) empties a projection and moves back the
- *   consumer groups of the steps that declare it.
+ *   consumer groups of the steps that declare it;
+ * - the topic table of docs/pipeline.md (who writes and who reads each topic) is rendered from it
+ *   (infra/pipeline-table.ts; a test fails when the page is stale).
  *
  * A step is never looked up by its name: everything about it is here.
  */
