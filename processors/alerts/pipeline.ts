@@ -11,7 +11,8 @@ import { AlertsRuntime } from './runtime.ts';
 /**
  * Everything alerting runs in the pipeline, built once per process (infra/composition.ts):
  * matching, planning and their projections (runtime.ts) and the senders (delivery/senders.ts).
- * `steps()` and `tasks()` declare each with its role, inputs and outputs.
+ * `steps()` and `tasks()` declare each in the pipeline's vocabulary (processors/pipeline.ts): role,
+ * outputs and rebuild; infra/pipeline.ts adds them to the pipeline's declaration.
  */
 export class AlertingPipeline {
   readonly alerts: AlertsRuntime;
