@@ -34,20 +34,13 @@ export interface JobUpdate {
   last_error: string | null;
 }
 
-interface JobRow {
-  job_id: string;
-  delivery_id: string;
-  alert_id: string;
-  project_id: string;
-  cadence: Cadence;
-  channel: DeliveryChannel;
-  match_ids: string[];
+/** A job as the driver returns its row: times are timestamps. */
+type JobRow = Omit<DeliveryJob, 'window_start' | 'window_end' | 'requested_at' | 'next_attempt_at'> & {
   window_start: Date | null;
   window_end: Date | null;
   requested_at: Date;
-  attempts: number;
   next_attempt_at: Date;
-}
+};
 
 const ms = (d: Date | string | null): number | null => (d === null ? null : new Date(d).getTime());
 

@@ -1,7 +1,6 @@
 import { newId, type Plan, type Project } from '../../../projections/state/accounts.ts';
 import type { Queryable, StateStore } from '../../../projections/state/state-store.ts';
-import type { AlertKind, Cadence } from '../../../schemas/event-enums.ts';
-import { type Alert, type AlertEntityRef, type AlertFilters, type Channel, periodStart } from '../model.ts';
+import { type Alert, periodStart } from '../model.ts';
 
 /**
  * Alert definitions in the state store (`alerts`, migration 003): create, read, list, update,
@@ -12,24 +11,13 @@ import { type Alert, type AlertEntityRef, type AlertFilters, type Channel, perio
  * alert index (`alert-index.ts`) picks changes up.
  */
 
-interface AlertRow {
-  id: string;
-  project_id: string;
-  title: string;
-  description: string | null;
-  kind: AlertKind;
-  delivery_cadence: Cadence;
-  entities: AlertEntityRef[];
-  notifications: Channel[];
-  filters: AlertFilters;
-  is_active: boolean;
-  surface: string;
+/** An alert as the driver returns its row: timestamps may come as strings. */
+type AlertRow = Omit<Alert, 'created_at' | 'updated_at' | 'deleted_at' | 'activated_at'> & {
   created_at: Date | string;
   updated_at: Date | string;
   deleted_at: Date | string | null;
   activated_at: Date | string | null;
-  version: number;
-}
+};
 
 export function alertFromRow(row: AlertRow): Alert {
   // `written_xid` (migration 006) is the alert index's bookkeeping, not part of the alert.
@@ -44,16 +32,18 @@ export function alertFromRow(row: AlertRow): Alert {
   };
 }
 
-export interface NewAlert {
-  title: string;
-  description: string | null;
-  kind: AlertKind;
-  delivery_cadence: Cadence;
-  entities: AlertEntityRef[];
-  notifications: Channel[];
-  filters: AlertFilters;
-  is_active: boolean;
-}
+/** What a new alert is given; the store adds the rest. */
+export type NewAlert = Pick<
+  Alert,
+  | 'title'
+  | 'description'
+  | 'kind'
+  | 'delivery_cadence'
+  | 'entities'
+  | 'notifications'
+  | 'filters'
+  | 'is_active'
+>;
 
 export type AlertPatch = Partial<Omit<NewAlert, 'kind'>>;
 
