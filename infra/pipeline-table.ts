@@ -2,14 +2,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type {
-  PipelineStep,
-  PipelineTask,
-  Rebuild,
-  StepOutputs,
-  StepRole,
-  StoreName,
-  StoreOutput,
+import {
+  type PipelineStep,
+  type PipelineTask,
+  type Rebuild,
+  STEP_ROLES,
+  type StepOutputs,
+  type StepRole,
+  type StoreName,
+  type StoreOutput,
 } from '../processors/pipeline.ts';
 import { type Retention, TOPICS, type TopicSpec } from '../schemas/topics.ts';
 import { buildPlatform } from './composition.ts';
@@ -31,7 +32,6 @@ export const beginMarker = (table: TableName) =>
   `<!-- ${table} table: generated from infra/pipeline.ts by npm run docs:pipeline -->`;
 export const endMarker = (table: TableName) => `<!-- end of ${table} table -->`;
 
-const ROLE_ORDER: StepRole[] = ['processors', 'projectors', 'senders'];
 const MB = 1024 * 1024;
 const STORE_NAMES: Record<StoreName, string> = {
   state: 'state store',
@@ -56,7 +56,7 @@ interface Entry {
 
 /** Names grouped by role: "`a`, `b` (processors); `c` (projectors)"; a name only a timer has says so. */
 function byRole(entries: Entry[]): string {
-  const groups = ROLE_ORDER.map((role) => {
+  const groups = STEP_ROLES.map((role) => {
     const mine = entries.filter((e) => e.role === role);
     const names = [...new Set(mine.map((e) => e.name))].map((name) =>
       mine.some((e) => e.name === name && !e.timer) ? code(name) : `${code(name)} timer`,
@@ -138,7 +138,7 @@ function rebuildCell(rebuild: Rebuild): string {
 
 export function stepTable(pipeline: Pipeline): string {
   const rows: string[][] = [];
-  for (const role of ROLE_ORDER) {
+  for (const role of STEP_ROLES) {
     const steps = pipeline.steps.filter((s) => s.role === role);
     const seen = new Set<unknown>();
     for (const s of steps) {

@@ -14,6 +14,9 @@ export type Role = (typeof ROLES)[number];
 
 /** The roles whose work is pipeline steps and timers (`api` serves HTTP, `ingest` runs the sources). */
 export type StepRole = Exclude<Role, 'api' | 'ingest'>;
+export const STEP_ROLES: readonly StepRole[] = ROLES.filter(
+  (r): r is StepRole => r !== 'api' && r !== 'ingest',
+);
 
 /**
  * Where a step keeps what it writes outside the event log: the state store (PostgreSQL / PGlite),
