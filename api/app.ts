@@ -1,7 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Readiness } from '../infra/readiness.ts';
 import type { DeliveryKit } from '../processors/delivery/kit.ts';
 import type { AnalyticsStore } from '../projections/analytics/analytics-store.ts';
 import type { CatalogReader } from '../projections/catalog/catalog-reader.ts';
@@ -18,7 +17,7 @@ import { alertDisableRoutes } from './routes/alert-disable.ts';
 import { type AlertApiExtras, alertApiExtras, alertRoutes } from './routes/alerts.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { chatRoutes } from './routes/chat.ts';
-import { healthRoutes, type MetricsText } from './routes/health.ts';
+import { healthRoutes, type MetricsText, type ReadinessProbe } from './routes/health.ts';
 import { type IngestServices, ingestRoutes } from './routes/ingest.ts';
 import { notificationEmailRoutes, verificationSender } from './routes/notification-emails.ts';
 import { searchPodcasts, searchRoutes } from './routes/search.ts';
@@ -61,7 +60,7 @@ export interface ApiServices {
 
 export interface AppDeps {
   logger: Logger;
-  readiness: Readiness;
+  readiness: ReadinessProbe;
   /** What `GET /metrics` reports (absent: nothing). */
   metrics?: MetricsText;
   services: ApiServices;
