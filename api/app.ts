@@ -13,18 +13,25 @@ import { clientErrorHandler, frameworkErrors, problemsPlugin } from './plugins/p
 import { rateLimitsPlugin } from './plugins/rate-limits.ts';
 import { textGuardPlugin } from './plugins/text-guard.ts';
 import { accountRoutes } from './routes/accounts.ts';
+import { advertisingRoutes } from './routes/advertising.ts';
 import { alertDisableRoutes } from './routes/alert-disable.ts';
 import { type AlertApiExtras, alertApiExtras, alertRoutes } from './routes/alerts.ts';
-import { analyticsRoutes } from './routes/analytics.ts';
+import { biasRoutes } from './routes/bias.ts';
+import { catalogRoutes } from './routes/catalog.ts';
 import { chatRoutes } from './routes/chat.ts';
+import { entityRoutes } from './routes/entities.ts';
+import { episodeRoutes } from './routes/episodes.ts';
 import { healthRoutes, type MetricsText, type ReadinessProbe } from './routes/health.ts';
 import { type IngestServices, ingestRoutes } from './routes/ingest.ts';
+import { mentionRoutes } from './routes/mentions.ts';
 import { notificationEmailRoutes, verificationSender } from './routes/notification-emails.ts';
+import { rankingRoutes } from './routes/rankings.ts';
 import { searchPodcasts, searchRoutes } from './routes/search.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { ProblemSchema } from './schemas.ts';
 import type { SearchServices } from './search/search-services.ts';
 import { buildRequestValidator } from './validation.ts';
+import type { AnalyticsRouteOptions } from './views/analytics.ts';
 
 /** Largest request line and headers the server reads. */
 export const MAX_HEADER_BYTES = 128 * 1024;
@@ -138,14 +145,26 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   if (services.search) await app.register(searchRoutes, { services: services.search });
   if (services.analytics) {
+    // Every read served from the analytics store and the catalog: mentions, entities, sponsors and
+    // ads, rankings, bias, podcasts / publishers / companies / people, episodes and transcripts.
     const search = services.search;
-    await app.register(analyticsRoutes, {
+    const options: AnalyticsRouteOptions = {
       analytics: services.analytics,
       catalog: services.catalog,
       state: services.state,
       dashboardUrl: settings.dashboardUrl,
       ...(search ? { searchPodcasts: (p: { q: string }) => searchPodcasts(search, app.cursors, p) } : {}),
-    });
+    };
+    for (const routes of [
+      mentionRoutes,
+      entityRoutes,
+      advertisingRoutes,
+      rankingRoutes,
+      biasRoutes,
+      catalogRoutes,
+      episodeRoutes,
+    ])
+      await app.register(routes, options);
   }
   return app as unknown as FastifyInstance;
 }

@@ -9,14 +9,13 @@ import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { notWith } from '../plugins/openapi-document.ts';
 import { IncludeParam, parseIncludes } from '../premium.ts';
 import { invalidParameter } from '../problem.ts';
-import { Timestamp, WORDS_PATTERN, withProblems } from '../schemas.ts';
+import { nullable, Timestamp, WORDS_PATTERN, withProblems } from '../schemas.ts';
 import { MatchQualitySchema } from '../search/views.ts';
 import { type AnalyticsRouteOptions, notFound } from '../views/analytics.ts';
-import { RankingRecord, rankingRecords } from './rankings.ts';
+import { RankingRecord, rankingRecords } from '../views/rankings.ts';
+import { iso } from '../windows.ts';
 
 /** Catalog reads: podcasts, publishers, companies and people, by reference and as lists. */
-const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
-const iso = (t: number | Date) => new Date(t).toISOString();
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 const PublisherSummary = Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String() });

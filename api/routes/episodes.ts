@@ -10,7 +10,7 @@ import { MentionQueries } from '../../projections/analytics/mention-queries.ts';
 import type { EpisodeRow, PodcastRow } from '../../projections/catalog/catalog-reader.ts';
 import { Position, pageQuery, pageQueryAll, StrictCursorParam } from '../pagination.ts';
 import { IncludeParam, parseIncludes } from '../premium.ts';
-import { Timestamp, withProblems } from '../schemas.ts';
+import { nullable, Timestamp, withProblems } from '../schemas.ts';
 import { type AnalyticsRouteOptions, compactEntities, notFound } from '../views/analytics.ts';
 import {
   EntityCompact,
@@ -19,13 +19,12 @@ import {
   PodcastSummary,
   podcastSummary,
 } from '../views/catalog.ts';
+import { iso } from '../windows.ts';
 
 /**
  * Episodes: the episode feed, one episode with optional sections, and its transcript reads
  * (lines, mentions by entity, word timings).
  */
-const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
-const iso = (t: number | Date) => new Date(t).toISOString();
 
 const EPISODE_INCLUDES = ['speakers', 'segments', 'clips', 'entities', 'ad_reads'] as const;
 const EPISODE_PREMIUM = ['entities', 'ad_reads'] as const;
