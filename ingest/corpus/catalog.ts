@@ -1,5 +1,6 @@
 import { fold } from '../../processors/mentions/tokenize.ts';
 import type { Entity, Podcast, Publisher } from '../../schemas/generated/index.ts';
+import { CATEGORIES } from '../../schemas/occupations.ts';
 import { hash32, type Rng, stableId } from './rng.ts';
 import { AMBIGUOUS, type AmbiguousDef } from './vocabulary/ambiguous.ts';
 import { INSTITUTIONS, PACKS, vocabularyWords } from './vocabulary/index.ts';
@@ -15,7 +16,7 @@ import {
   THING_KINDS,
   type ThingKind,
 } from './vocabulary/names.ts';
-import { CATEGORIES, OCCUPATIONS, type OccupationDef } from './vocabulary/occupations.ts';
+import { OCCUPATIONS, type OccupationDef } from './vocabulary/occupations.ts';
 import type { Lang, LanguagePack, TopicId } from './vocabulary/types.ts';
 
 /**

@@ -1,4 +1,3 @@
-import { CATEGORIES, OCCUPATIONS, TOPIC_FIELDS } from '../../ingest/corpus/vocabulary/occupations.ts';
 import type {
   AdReads,
   Entity,
@@ -7,6 +6,7 @@ import type {
   SpeakersIdentified,
   Transcript,
 } from '../../schemas/generated/index.ts';
+import { CATEGORIES, OCCUPATIONS, TOPIC_FIELDS } from '../../schemas/occupations.ts';
 import { adLineSet } from '../mentions/detect.ts';
 import type { Gazetteer } from '../mentions/gazetteer.ts';
 import { fold, tokenize } from '../mentions/tokenize.ts';
