@@ -11,7 +11,6 @@ if (!FormatRegistry.Has('uri')) FormatRegistry.Set('uri', (v) => URL.canParse(v)
  */
 const Roles = ['api', 'ingest', 'processors', 'projectors', 'senders'] as const;
 export type Role = (typeof Roles)[number];
-export const ALL_ROLES: readonly Role[] = Roles;
 
 const OptionalUrl = (description: string) => Type.Optional(Type.String({ format: 'uri', description }));
 
