@@ -5,7 +5,7 @@ import type {
   MentionScope,
   SpeakerRole,
 } from '../../projections/analytics/mention-queries.ts';
-import { primaryLanguage } from '../../projections/analytics/rows.ts';
+import { languageKey } from '../../projections/analytics/rows.ts';
 import type {
   CatalogReader,
   EntityRow,
@@ -189,7 +189,7 @@ export async function resolveScope(
     scope.publisherId = (await catalog.publisher(q.publisher_id))?.id ?? NO_MATCH;
   const role = q.role ? ROLE_MAP[q.role] : undefined;
   if (role) scope.role = role;
-  if (q.language !== undefined) scope.lang = primaryLanguage(q.language);
+  if (q.language !== undefined) scope.lang = languageKey(q.language);
   if (Object.keys(guest).length > 0) scope.guest = guest;
   return scope;
 }

@@ -12,6 +12,7 @@ import type {
   SpeakersIdentified,
   Transcript,
 } from '../../schemas/generated/index.ts';
+import { primaryLanguage } from '../../schemas/language-tags.ts';
 
 /**
  * Events → analytics rows. Pure functions: the same event always gives the same rows, so a
@@ -297,9 +298,9 @@ function encodeTables(tables: Partial<Record<TableName, Row[]>>): Partial<Record
 
 export const ROW_VERSION = (setVersion: number, sub: 1 | 2 = 1) => setVersion * 4 + sub;
 
-/** Primary language subtag, lower case (`fr` for `fr-CA`); empty when unknown. */
-export function primaryLanguage(tag: string | null | undefined): string {
-  return (tag ?? '').split(/[-_]/)[0]!.trim().toLowerCase();
+/** The `lang` column: the primary language subtag, lower case (`fr` for `fr-CA`); empty when unknown. */
+export function languageKey(tag: string | null | undefined): string {
+  return primaryLanguage(tag).trim();
 }
 
 const bit = (b: boolean | null | undefined): number | null =>
@@ -319,7 +320,7 @@ export function podcastRow(p: Podcast): Row {
     p.title,
     p.publisher_id ?? '',
     p.language,
-    primaryLanguage(p.language),
+    languageKey(p.language),
     p.categories.map((c) => c.slug),
     p.image_url,
     p.popularity,
@@ -539,7 +540,7 @@ export function mentionsSet(m: MentionsDetected): EpisodeSet {
   // directly, the columns every row of the set shares encoded once, instead of building an array
   // per row and JSON.stringify-ing it (same JSONCompactEachRow, a third of the main-thread work).
   const v = ROW_VERSION(m.detected_at);
-  const lang = primaryLanguage(m.language);
+  const lang = languageKey(m.language);
   const quoted = new Map<string, string>();
   const q = (text: string) => {
     let out = quoted.get(text);
