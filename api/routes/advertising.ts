@@ -3,8 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import { type AdCounts, AdvertisingQueries } from '../../projections/analytics/advertising-queries.ts';
 import { NO_MATCH, type ScopeId } from '../../projections/analytics/analytics-store.ts';
-import { slugOf } from '../../projections/analytics/occupations.ts';
 import type { EntityRow } from '../../projections/catalog/catalog-reader.ts';
+import { slug } from '../../schemas/text-folding.ts';
 import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { requirePremiumEndpoint } from '../premium.ts';
 import { StringEnum, Timestamp, withProblems } from '../schemas.ts';
@@ -332,7 +332,7 @@ export const advertisingRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions>
           return {
             sponsor_name: company?.name ?? s.sponsor_name,
             company_id: s.company_id || null,
-            slug: company?.slug ?? slugOf(s.sponsor_name),
+            slug: company?.slug ?? slug(s.sponsor_name),
             ad_count: s.ad_count,
             episode_count: s.episode_count,
             podcast_count: s.podcast_count,

@@ -1,6 +1,6 @@
-import { fold } from '../../processors/mentions/tokenize.ts';
 import type { Entity, Podcast, Publisher } from '../../schemas/generated/index.ts';
 import { CATEGORIES } from '../../schemas/occupations.ts';
+import { foldAccents as fold, slug } from '../../schemas/text-folding.ts';
 import { hash32, type Rng, stableId } from './rng.ts';
 import { AMBIGUOUS, type AmbiguousDef } from './vocabulary/ambiguous.ts';
 import { INSTITUTIONS, PACKS, vocabularyWords } from './vocabulary/index.ts';
@@ -101,11 +101,9 @@ const FORMATS_BY_TOPIC: Record<TopicId, Format[]> = {
   food: ['conversation'],
 };
 
+/** Slugs of generated names: apostrophes dropped (`O’Brien` → `obrien`). */
 export function slugify(text: string): string {
-  return fold(text)
-    .replace(/['’]/g, '')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
+  return slug(text.replace(/['’]/g, ''));
 }
 
 class Names {

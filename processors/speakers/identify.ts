@@ -7,9 +7,10 @@ import type {
   Transcript,
 } from '../../schemas/generated/index.ts';
 import { CATEGORIES, OCCUPATIONS, TOPIC_FIELDS } from '../../schemas/occupations.ts';
+import { foldAccents as fold } from '../../schemas/text-folding.ts';
 import { adLineSet } from '../mentions/detect.ts';
 import type { Gazetteer } from '../mentions/gazetteer.ts';
-import { fold, tokenize } from '../mentions/tokenize.ts';
+import { tokenize } from '../mentions/tokenize.ts';
 
 type Role = SpeakersIdentified['speakers'][number]['role'];
 

@@ -1,5 +1,6 @@
+import { slug } from '../../schemas/text-folding.ts';
 import { type AnalyticsStore, idFilter, type QueryParams, type ScopeId } from './analytics-store.ts';
-import { occupationTerm, slugOf } from './occupations.ts';
+import { occupationTerm } from './occupations.ts';
 import { bucketSql, type Interval, type Window } from './time-buckets.ts';
 
 /**
@@ -160,7 +161,7 @@ export class MentionQueries {
     const person: string[] = [];
     const field = (name: string, term: string) => {
       params[name] = term.trim().toLowerCase();
-      params[`${name}_slug`] = slugOf(term);
+      params[`${name}_slug`] = slug(term);
       return `(lower(field_code) = {${name}:String} OR field_slug = {${name}_slug:String} OR lower(field_title) = {${name}:String})`;
     };
     if (g.occupation !== undefined) {
@@ -173,7 +174,7 @@ export class MentionQueries {
         person.push(occupation);
       } else {
         // Not an occupation: the word names a research field or a speaking capacity instead.
-        params.g_occ_capacity = slugOf(g.occupation).replaceAll('-', '_');
+        params.g_occ_capacity = slug(g.occupation).replaceAll('-', '_');
         speaker.push(
           `(capacity = {g_occ_capacity:String} OR person_id IN (SELECT id FROM entities FINAL WHERE kind = 'PERSON' AND ${field('g_occ_field', g.occupation)}))`,
         );
