@@ -278,7 +278,7 @@ export const mentionRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
               image_url: p?.image_url ?? null,
               popularity: p?.popularity ?? r.popularity,
             },
-            change: r.mentions > 0 ? (r.previous_mentions > 0 ? 'continuing' : 'new') : 'dropped',
+            change: r.change,
             mention_count: r.mentions,
             episode_count: r.episodes,
             previous_mention_count: r.previous_mentions,

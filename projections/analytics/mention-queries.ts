@@ -69,8 +69,19 @@ export const SORT_KEYS = Object.fromEntries(
 ) as Record<PodcastSort, number>;
 export type Change = 'new' | 'continuing' | 'dropped';
 
+/**
+ * How a podcast's mentions changed from the previous window to the current one, defined once:
+ * the by-podcast read filters, counts and labels its rows with these conditions.
+ */
+const CHANGE_CONDITIONS: Record<Change, string> = {
+  new: 'mentions > 0 AND previous_mentions = 0',
+  continuing: 'mentions > 0 AND previous_mentions > 0',
+  dropped: 'mentions = 0 AND previous_mentions > 0',
+};
+
 export interface PodcastMentionRow {
   podcast_id: string;
+  change: Change;
   mentions: number;
   episodes: number;
   previous_mentions: number;
@@ -321,11 +332,7 @@ export class MentionQueries {
     const key = SORT_KEY_EXPRESSIONS[options.sort].map((k) => `toFloat64(${k})`);
     if (options.after && options.after.length !== key.length)
       throw new RangeError(`a ${options.sort} position has ${key.length} keys, not ${options.after.length}`);
-    const changeCond = {
-      new: 'mentions > 0 AND previous_mentions = 0',
-      continuing: 'mentions > 0 AND previous_mentions > 0',
-      dropped: 'mentions = 0 AND previous_mentions > 0',
-    };
+    const changeCond = CHANGE_CONDITIONS;
     const wanted: string[] = [];
     if (options.change) wanted.push(changeCond[options.change]);
     if (options.after && options.afterId !== undefined) {
@@ -360,6 +367,7 @@ export class MentionQueries {
       }
     >(
       `SELECT podcast_id, mentions, episodes, previous_mentions, previous_episodes, popularity,
+         multiIf(${changeCond.new}, 'new', ${changeCond.continuing}, 'continuing', 'dropped') AS change,
          [${key.join(', ')}] AS k, ${wanted.length > 0 ? wanted.join(' AND ') : '1'} AS wanted,
          count() OVER () AS t_podcasts, sum(mentions) OVER () AS t_mentions, sum(episodes) OVER () AS t_episodes,
          sum(previous_mentions) OVER () AS t_previous_mentions, sum(previous_episodes) OVER () AS t_previous_episodes,
@@ -409,6 +417,7 @@ export class MentionQueries {
         .filter((r) => Number(r.wanted) === 1)
         .map((r) => ({
           podcast_id: r.podcast_id,
+          change: r.change,
           mentions: Number(r.mentions),
           episodes: Number(r.episodes),
           previous_mentions: Number(r.previous_mentions),
