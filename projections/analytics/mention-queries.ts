@@ -1,6 +1,7 @@
 import { slug } from '../../schemas/text-folding.ts';
-import { type AnalyticsStore, idFilter, type QueryParams, type ScopeId } from './analytics-store.ts';
+import type { AnalyticsStore, QueryParams, ScopeId } from './analytics-store.ts';
 import { occupationTerm } from './occupations.ts';
+import { instant, inWindow, scopeFilters } from './scope-filters.ts';
 import { bucketSql, type Interval, type Window } from './time-buckets.ts';
 
 /**
@@ -130,14 +131,14 @@ export interface EpisodeEntityRow {
   variants: string[];
 }
 
-const LO = "fromUnixTimestamp64Milli({lo:Int64}, 'UTC')";
+const LO = instant('lo');
 /**
  * Reads of one entity's key range are small: one thread does them with less overhead than
  * several, and leaves the other core to the API and the projectors (embedded engine).
  */
 const ONE_THREAD = 'SETTINGS max_threads = 1';
-const HI = "fromUnixTimestamp64Milli({hi:Int64}, 'UTC')";
-const MID = "fromUnixTimestamp64Milli({mid:Int64}, 'UTC')";
+const HI = instant('hi');
+const MID = instant('mid');
 
 interface Source {
   table: 'entity_episodes' | 'mention_lines';
@@ -223,21 +224,7 @@ export class MentionQueries {
   /** The table, conditions and aggregates for a scope over `[lo, hi)`. */
   private async source(scope: MentionScope, params: QueryParams, lines = false): Promise<Source> {
     params.entity = scope.entityId;
-    const where = ['entity_id = {entity:String}', `published_at >= ${LO}`, `published_at < ${HI}`];
-    if (scope.podcastId !== undefined)
-      where.push(idFilter(params, 'podcast', scope.podcastId, 'podcast_id = {podcast:String}'));
-    if (scope.publisherId !== undefined) {
-      where.push(
-        idFilter(
-          params,
-          'publisher',
-          scope.publisherId,
-          'podcast_id IN (SELECT id FROM podcasts FINAL WHERE publisher_id = {publisher:String})',
-        ),
-      );
-    }
-    if (scope.episodeId !== undefined)
-      where.push(idFilter(params, 'episode', scope.episodeId, 'episode_id = {episode:String}'));
+    const where = ['entity_id = {entity:String}', ...inWindow(), ...scopeFilters(params, scope)];
     if (scope.lang !== undefined) {
       params.lang = scope.lang;
       where.push('lang = {lang:String}');
@@ -471,8 +458,8 @@ export class MentionQueries {
       params.ap = options.after.p;
       params.ae = options.after.e;
       params.al = options.after.l;
-      s.where.push(`(published_at < fromUnixTimestamp64Milli({ap:Int64}, 'UTC')
-        OR (published_at = fromUnixTimestamp64Milli({ap:Int64}, 'UTC')
+      s.where.push(`(published_at < ${instant('ap')}
+        OR (published_at = ${instant('ap')}
           AND (episode_id < {ae:String} OR (episode_id = {ae:String} AND line_number > {al:UInt32}))))`);
     }
     const rows = await this.store.query<Omit<MentionLineRow, 'variants'>>(
@@ -517,13 +504,12 @@ export class MentionQueries {
     },
   ): Promise<TopEntityRow[]> {
     const params: QueryParams = { lo: window.start, hi: window.end, limit: options.limit };
-    const where = [`published_at >= ${LO}`, `published_at < ${HI}`, 'lines > ad_lines'];
+    const where = [...inWindow(), 'lines > ad_lines'];
     if (options.ids) {
       params.ids = options.ids;
       where.push('entity_id IN {ids:Array(String)}');
     }
-    if (options.podcastId !== undefined)
-      where.push(idFilter(params, 'podcast', options.podcastId, 'podcast_id = {podcast:String}'));
+    where.push(...scopeFilters(params, { podcastId: options.podcastId }));
     if (options.categorySlug !== undefined) {
       params.category = options.categorySlug;
       where.push('entity_id IN (SELECT id FROM entities FINAL WHERE category_slug = {category:String})');
