@@ -1,12 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { EntityRow, EpisodeRow, PodcastRow } from '../../projections/catalog/catalog-reader.ts';
 import { MATCH_QUALITIES } from '../../projections/search/name-match.ts';
-import {
-  CLIP_TYPES,
-  SEGMENT_TYPES,
-  type SegmentDoc,
-  type StoredClip,
-} from '../../projections/search/search-index.ts';
+import type { SegmentDoc, StoredClip } from '../../projections/search/search-index.ts';
+import { CLIP_TYPES, SEGMENT_TYPES } from '../../schemas/enums.ts';
 import { nullable as Nullable, StringEnum } from '../schemas.ts';
 import { EntityCompact, EpisodeReference, entityCompact, episodeReference } from '../views/catalog.ts';
 

@@ -1,3 +1,4 @@
+import { CLIP_TYPES } from '../../schemas/enums.ts';
 import type {
   AdReads,
   Clips,
@@ -126,21 +127,6 @@ const KEEP_CAPITAL = new Set([
   'March',
   'September',
 ]);
-const CLIP_TYPES = [
-  'SPICY',
-  'CONTROVERSIAL',
-  'EMOTIONAL',
-  'FUNNY',
-  'SHOCKING',
-  'INSIGHTFUL',
-  'INFORMATIVE',
-  'EDUCATIONAL',
-  'PHILOSOPHICAL',
-  'AHA_MOMENT',
-  'NOTABLE_LINE',
-  'BEST_STORY',
-  'DEBATE_DISAGREEMENT',
-] as const;
 
 function render(
   template: string,

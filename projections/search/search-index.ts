@@ -1,3 +1,5 @@
+import type { ClipType, SegmentType } from '../../schemas/enums.ts';
+
 /**
  * Search index port: what dialogue, clip, entity and podcast search read, and what the search
  * projector writes. Two adapters (LanceDB embedded, OpenSearch distributed) pass one contract
@@ -28,33 +30,7 @@
  * the index as it was.
  */
 
-export const SEGMENT_TYPES = [
-  'INTRO',
-  'PERSONAL_BANTER',
-  'TOPIC_DISCUSSION',
-  'INTERVIEW',
-  'TRANSITION',
-  'AD',
-  'OUTRO',
-] as const;
-export type SegmentType = (typeof SEGMENT_TYPES)[number];
-
-export const CLIP_TYPES = [
-  'SPICY',
-  'CONTROVERSIAL',
-  'EMOTIONAL',
-  'FUNNY',
-  'SHOCKING',
-  'INSIGHTFUL',
-  'INFORMATIVE',
-  'EDUCATIONAL',
-  'PHILOSOPHICAL',
-  'AHA_MOMENT',
-  'NOTABLE_LINE',
-  'BEST_STORY',
-  'DEBATE_DISAGREEMENT',
-] as const;
-export type ClipType = (typeof CLIP_TYPES)[number];
+export type { ClipType, SegmentType };
 
 /** Roles the API filters by; speaker roles are the lower-case speaker record roles. */
 export const FILTER_ROLES = ['guest', 'host', 'panelist', 'correspondent', 'mention'] as const;
