@@ -4,7 +4,7 @@ import { DAY_MS } from '../../projections/alerts/alert-model.ts';
 import { analyticsBiasReader } from '../../projections/alerts/preview.ts';
 import { migrateAnalytics } from '../../projections/analytics/analytics-store.ts';
 import { ChdbAnalyticsStore } from '../../projections/analytics/chdb-analytics-store.ts';
-import { TABLES } from '../../projections/analytics/rows.ts';
+import { TABLES } from '../../projections/analytics/tables.ts';
 import { CATALOG, seedCatalog } from '../support/alerts.ts';
 import { testApi } from '../support/api.ts';
 import { tempDir } from '../support/temp-dir.ts';
