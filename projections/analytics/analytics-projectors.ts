@@ -19,20 +19,14 @@ import { type AnalyticsStore, compactAnalytics } from './analytics-store.ts';
 import {
   AD_FACTS,
   adReadsSet,
-  biasRow,
-  chartRow,
   clipsSet,
   type EpisodeSet,
-  entityRow,
-  episodeRow,
   mentionsSet,
-  podcastRow,
-  publisherRow,
-  type Row,
   segmentsSet,
   speakersSet,
   transcriptSet,
-} from './rows.ts';
+} from './episode-sets.ts';
+import { biasRow, chartRow, entityRow, episodeRow, podcastRow, publisherRow, type Row } from './rows.ts';
 import { SET_TABLES, type SetKind, SORTING_KEYS, TABLES, type TableName } from './tables.ts';
 
 /**
