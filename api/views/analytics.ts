@@ -1,10 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { type AnalyticsStore, NO_MATCH } from '../../projections/analytics/analytics-store.ts';
-import type {
-  GuestCriteria,
-  MentionScope,
-  SpeakerRole,
-} from '../../projections/analytics/mention-queries.ts';
+import type { GuestCriteria, MentionScope, SpeakerRole } from '../../projections/analytics/mention-scope.ts';
 import { languageKey } from '../../projections/analytics/rows.ts';
 import type {
   CatalogReader,
