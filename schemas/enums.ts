@@ -1,5 +1,6 @@
 import { DevEarshotEvents as ClipEvents } from './generated/Clips.ts';
 import { DevEarshotEvents as SegmentEvents } from './generated/Segments.ts';
+import type { DevEarshotEvents as SpeakerEvents } from './generated/SpeakersIdentified.ts';
 
 /**
  * The symbols of the events' enums, read from the Avro schemas that declare them: what the search
@@ -7,6 +8,8 @@ import { DevEarshotEvents as SegmentEvents } from './generated/Segments.ts';
  */
 export type ClipType = ClipEvents.ClipType;
 export type SegmentType = SegmentEvents.SegmentType;
+/** The role an identified speaker has in an episode. */
+export type SpeakerRole = SpeakerEvents.SpeakerRole;
 
 function symbols<T extends string>(enumSchema: string): readonly T[] {
   return (JSON.parse(enumSchema) as { symbols: T[] }).symbols;

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { type AnalyticsStore, NO_MATCH } from '../../projections/analytics/analytics-store.ts';
-import type { GuestCriteria, MentionScope, SpeakerRole } from '../../projections/analytics/mention-scope.ts';
+import type { GuestCriteria, MentionRole, MentionScope } from '../../projections/analytics/mention-scope.ts';
 import { languageKey } from '../../projections/analytics/rows.ts';
 import type {
   CatalogReader,
@@ -156,7 +156,7 @@ export function notFound(location: string, message: string, value: unknown) {
   return problem('not_found', `${location}: ${message}`, { errors: [{ location, message, value }] });
 }
 
-const ROLE_MAP: Record<string, SpeakerRole | undefined> = {
+const ROLE_MAP: Record<string, MentionRole | undefined> = {
   guest: 'GUEST',
   host: 'HOST',
   panelist: 'PANELIST',

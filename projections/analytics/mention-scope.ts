@@ -1,3 +1,4 @@
+import type { SpeakerRole } from '../../schemas/enums.ts';
 import { slug } from '../../schemas/text-folding.ts';
 import type { AnalyticsStore, QueryParams, ScopeId } from './analytics-store.ts';
 import { occupationTerm } from './occupations.ts';
@@ -12,10 +13,11 @@ import { instant, inWindow, scopeFilters } from './scope-filters.ts';
  * that role. Both give the same counts for the same filters, so a timeseries and the by-podcast
  * totals always agree.
  */
-export type SpeakerRole = 'GUEST' | 'HOST' | 'PANELIST' | 'CORRESPONDENT';
+/** The speaker roles a mention read can be narrowed to: the people of the show. */
+export type MentionRole = Extract<SpeakerRole, 'GUEST' | 'HOST' | 'PANELIST' | 'CORRESPONDENT'>;
 
 /** Speaker roles the `guest_*` filters describe. */
-export const GUEST_ROLES: SpeakerRole[] = ['GUEST', 'PANELIST'];
+export const GUEST_ROLES: MentionRole[] = ['GUEST', 'PANELIST'];
 
 export interface GuestCriteria {
   occupation?: string;
@@ -35,7 +37,7 @@ export interface MentionScope {
   publisherId?: ScopeId;
   episodeId?: ScopeId;
   /** Role of the speaker of the mentioning line; absent for any speaker. */
-  role?: SpeakerRole;
+  role?: MentionRole;
   includeAds: boolean;
   /** Primary language subtag (`fr` matches `fr-FR`). */
   lang?: string;
