@@ -24,7 +24,7 @@ import {
   Utf8,
   vectorFromArray,
 } from 'apache-arrow';
-import { fuzziness, namePrefixes } from './name-match.ts';
+import { fuzziness, namePrefixes } from '../name-match.ts';
 import type {
   ClipDoc,
   ClipHit,
@@ -47,9 +47,9 @@ import type {
   SegmentDoc,
   VectorBacklog,
   VectorUpdate,
-} from './search-index.ts';
-import { FILTER_FIELDS } from './search-index.ts';
-import { analyze } from './text-analysis.ts';
+} from '../search-index.ts';
+import { FILTER_FIELDS } from '../search-index.ts';
+import { analyze } from '../text-analysis.ts';
 
 /** Vector size used for a new index when no embeddings model is available yet. */
 const DEFAULT_DIMENSIONS = 384;

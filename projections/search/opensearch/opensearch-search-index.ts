@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@opensearch-project/opensearch';
-import { fuzziness, namePrefixes } from './name-match.ts';
-import { openSearchError } from './search-errors.ts';
+import { fuzziness, namePrefixes } from '../name-match.ts';
+import { openSearchError } from '../search-errors.ts';
 import type {
   ClipDoc,
   ClipHit,
@@ -24,9 +24,9 @@ import type {
   SegmentDoc,
   VectorBacklog,
   VectorUpdate,
-} from './search-index.ts';
-import { FILTER_FIELDS } from './search-index.ts';
-import { analyze } from './text-analysis.ts';
+} from '../search-index.ts';
+import { FILTER_FIELDS } from '../search-index.ts';
+import { analyze } from '../text-analysis.ts';
 
 const DEFAULT_DIMENSIONS = 384;
 
