@@ -24,6 +24,15 @@ import {
   Utf8,
   vectorFromArray,
 } from 'apache-arrow';
+import {
+  chunks,
+  clipDocument,
+  clipFields,
+  hasVector,
+  lineFields,
+  segmentFields,
+  waitingForVectors,
+} from '../index-rows.ts';
 import { fuzziness, namePrefixes } from '../name-match.ts';
 import type {
   ClipDoc,
@@ -35,7 +44,6 @@ import type {
   FilterFields,
   IndexStats,
   KeywordQuery,
-  LineDoc,
   LineHit,
   LineSource,
   NameDoc,
@@ -267,12 +275,6 @@ function episodeOfLine(lineId: string): string {
   return lineId.slice(0, lineId.lastIndexOf(':'));
 }
 
-function chunks<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
 interface Meta {
   dimensions: number;
   model: string | null;
@@ -488,58 +490,27 @@ export class LanceDbSearchIndex implements SearchIndex {
   private async replaceEpisodesNow(batch: EpisodeDocs[]): Promise<void> {
     if (batch.length === 0) return;
     const ids = batch.map((b) => b.episode_id);
-    const lineRow = (l: LineDoc) => {
-      const { vector: _v, ...row } = l;
-      return row;
-    };
-    const clipRow = (c: ClipDoc) => ({
-      id: c.id,
-      episode_id: c.episode_id,
-      podcast_id: c.podcast_id,
-      published_at: c.published_at,
-      language: c.language,
-      entity_keys: c.entity_keys,
-      type: c.type,
-      segment_id: c.segment?.id ?? null,
-      engagement_score: c.engagement_score,
-      clip_entity_keys: c.clip_entity_keys,
-      speaker_person_id: c.speaker_person_id,
-      vector_key: c.vector_key,
-    });
     const lines = batch.flatMap((b) => b.lines);
     const clips = batch.flatMap((b) => b.clips);
     const rows: Record<
       Exclude<StoreTable, 'names' | 'parts' | 'line_vectors' | 'clip_vectors'>,
       Record<string, unknown>[]
     > = {
-      lines: lines.map(lineRow),
+      lines: lines.map(lineFields),
       segments: batch.flatMap((b) =>
-        b.segments.map((s) => ({
-          id: s.id,
-          episode_id: s.episode_id,
-          podcast_id: s.podcast_id,
-          published_at: s.published_at,
-          language: s.language,
-          entity_keys: s.entity_keys,
-          type: s.type,
-          number: s.number,
-          segment_entity_keys: s.segment_entity_keys,
-          doc: JSON.stringify(s),
-        })),
+        b.segments.map((s) => ({ ...segmentFields(s), doc: JSON.stringify(s) })),
       ),
-      clips: clips.map((c) => {
-        const { vector: _v, vector_key: _k, ...rest } = c;
-        return { ...clipRow(c), text: c.text, doc: JSON.stringify(rest) };
-      }),
+      clips: clips.map((c) => ({ ...clipFields(c), text: c.text, doc: JSON.stringify(clipDocument(c)) })),
       episodes: batch.map((b) => ({ ...b.episode })),
-      pending: batch
-        .filter((b) => b.lines.some((l) => !l.vector) || b.clips.some((c) => !c.vector))
-        .map((b) => ({ id: b.episode_id, published_at: b.episode.published_at })),
+      pending: waitingForVectors(batch).map((b) => ({
+        id: b.episode_id,
+        published_at: b.episode.published_at,
+      })),
     };
     // Vectors the episodes keep (same key), beside their rows.
     const vectorRowsOf = {
-      line_vectors: lines.filter((l) => l.vector).map((l) => ({ ...lineRow(l), vector: l.vector! })),
-      clip_vectors: clips.filter((c) => c.vector).map((c) => ({ ...clipRow(c), vector: c.vector! })),
+      line_vectors: lines.filter((l) => l.vector).map((l) => ({ ...lineFields(l), vector: l.vector! })),
+      clip_vectors: clips.filter((c) => c.vector).map((c) => ({ ...clipFields(c), vector: c.vector! })),
     };
     // Vectors go first and come back last, so that `vectorBacklog` never counts below zero.
     const order = [
@@ -1028,11 +999,6 @@ export class LanceDbSearchIndex implements SearchIndex {
     this.tables.clear();
     this.db?.close();
   }
-}
-
-/** Whether the row with this key has its vector: one stored under its key (any, for a row without a key). */
-function hasVector(key: string | null, stored: Map<string, string | null>, id: string): boolean {
-  return stored.has(id) && (key === null || stored.get(id) === key);
 }
 
 function lineHit(r: Record<string, unknown>, score: unknown): LineHit {

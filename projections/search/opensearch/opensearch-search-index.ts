@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@opensearch-project/opensearch';
+import {
+  chunks,
+  clipDocument,
+  clipFields,
+  hasVector,
+  lineFields,
+  segmentFields,
+  waitingForVectors,
+} from '../index-rows.ts';
 import { fuzziness, namePrefixes } from '../name-match.ts';
 import { openSearchError } from '../search-errors.ts';
 import type {
@@ -228,17 +237,6 @@ function innerProduct(score: number): number {
   return score >= 1 ? score - 1 : 1 - 1 / score;
 }
 
-/** Whether the row with this key has its vector: one stored under its key (any, for a row without a key). */
-function hasVector(key: string | null, stored: Map<string, string | null>, id: string): boolean {
-  return stored.has(id) && (key === null || stored.get(id) === key);
-}
-
-function chunks<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
 /**
  * Search index on OpenSearch: BM25 on the same analyser as LanceDB (`match`, `match_phrase`),
  * k-NN on the lucene engine's HNSW (inner product) with efficient filtering, keyword fields for filters.
@@ -432,52 +430,18 @@ export class OpenSearchSearchIndex implements SearchIndex {
       index: this.name('episodes'),
       body: { query: { terms: { id: ids } } },
     });
-    const lineDoc = (l: LineDoc) => {
-      const { vector: _v, ...doc } = l;
-      return { ...doc, rev };
-    };
-    const clipDoc = (c: ClipDoc) => ({
-      id: c.id,
-      episode_id: c.episode_id,
-      podcast_id: c.podcast_id,
-      published_at: c.published_at,
-      language: c.language,
-      entity_keys: c.entity_keys,
-      type: c.type,
-      segment_id: c.segment?.id ?? null,
-      engagement_score: c.engagement_score,
-      clip_entity_keys: c.clip_entity_keys,
-      speaker_person_id: c.speaker_person_id,
-      vector_key: c.vector_key,
-      rev,
-    });
+    const lineDoc = (l: LineDoc) => ({ ...lineFields(l), rev });
+    const clipDoc = (c: ClipDoc) => ({ ...clipFields(c), rev });
     const lines = batch.flatMap((b) => b.lines);
     const clips = batch.flatMap((b) => b.clips);
     await this.bulk('lines', lines.map(lineDoc));
     await this.bulk(
       'segments',
-      batch.flatMap((b) =>
-        b.segments.map((s) => ({
-          id: s.id,
-          episode_id: s.episode_id,
-          podcast_id: s.podcast_id,
-          published_at: s.published_at,
-          language: s.language,
-          entity_keys: s.entity_keys,
-          type: s.type,
-          number: s.number,
-          segment_entity_keys: s.segment_entity_keys,
-          doc: s,
-          rev,
-        })),
-      ),
+      batch.flatMap((b) => b.segments.map((s) => ({ ...segmentFields(s), doc: s, rev }))),
     );
     await this.bulk(
       'clips',
-      clips.map((c) => {
-        const { vector: _v, vector_key: _k, ...rest } = c;
-        return { ...clipDoc(c), text: c.text, doc: rest };
-      }),
+      clips.map((c) => ({ ...clipDoc(c), text: c.text, doc: clipDocument(c) })),
     );
     await this.bulk(
       'episodes',
@@ -509,7 +473,7 @@ export class OpenSearchSearchIndex implements SearchIndex {
       }
     }
     // Last, so that a filler elsewhere that took an episode off the list meanwhile is overruled.
-    const pending = batch.filter((b) => b.lines.some((l) => !l.vector) || b.clips.some((c) => !c.vector));
+    const pending = waitingForVectors(batch);
     await this.bulk(
       'pending',
       pending.map((b) => ({ id: b.episode_id, published_at: b.episode.published_at })),
