@@ -2,7 +2,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { DeliveryKit } from '../processors/delivery/kit.ts';
+import { analyticsReads } from '../projections/analytics/analytics-reads.ts';
 import type { AnalyticsStore } from '../projections/analytics/analytics-store.ts';
+import { CatalogLists } from '../projections/catalog/catalog-lists.ts';
 import type { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import type { Accounts } from '../projections/state/accounts.ts';
 import type { StateStore } from '../projections/state/state-store.ts';
@@ -17,14 +19,16 @@ import { advertisingRoutes } from './routes/advertising.ts';
 import { alertDisableRoutes } from './routes/alert-disable.ts';
 import { type AlertApiExtras, alertApiExtras, alertRoutes } from './routes/alerts.ts';
 import { biasRoutes } from './routes/bias.ts';
-import { catalogRoutes } from './routes/catalog.ts';
 import { chatRoutes } from './routes/chat.ts';
+import { companyPeopleRoutes } from './routes/companies-people.ts';
 import { entityRoutes } from './routes/entities.ts';
 import { episodeRoutes } from './routes/episodes.ts';
 import { healthRoutes, type MetricsText, type ReadinessProbe } from './routes/health.ts';
 import { type IngestServices, ingestRoutes } from './routes/ingest.ts';
 import { mentionRoutes } from './routes/mentions.ts';
 import { notificationEmailRoutes, verificationSender } from './routes/notification-emails.ts';
+import { podcastRoutes } from './routes/podcasts.ts';
+import { publisherRoutes } from './routes/publishers.ts';
 import { rankingRoutes } from './routes/rankings.ts';
 import { searchPodcasts, searchRoutes } from './routes/search.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
@@ -149,9 +153,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // ads, rankings, bias, podcasts / publishers / companies / people, episodes and transcripts.
     const search = services.search;
     const options: AnalyticsRouteOptions = {
-      analytics: services.analytics,
+      reads: analyticsReads(services.analytics),
       catalog: services.catalog,
-      state: services.state,
+      lists: new CatalogLists(services.state),
       dashboardUrl: settings.dashboardUrl,
       ...(search ? { searchPodcasts: (p: { q: string }) => searchPodcasts(search, app.cursors, p) } : {}),
     };
@@ -161,7 +165,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       advertisingRoutes,
       rankingRoutes,
       biasRoutes,
-      catalogRoutes,
+      podcastRoutes,
+      publisherRoutes,
+      companyPeopleRoutes,
       episodeRoutes,
     ])
       await app.register(routes, options);

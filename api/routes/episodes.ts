@@ -1,12 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
-import { AdvertisingQueries } from '../../projections/analytics/advertising-queries.ts';
-import {
-  EpisodeQueries,
-  type FeedEpisodeRow,
-  type SpeakerRow,
-} from '../../projections/analytics/episode-queries.ts';
-import { MentionQueries } from '../../projections/analytics/mention-queries.ts';
+import type { FeedEpisodeRow, SpeakerRow } from '../../projections/analytics/episode-queries.ts';
 import type { EpisodeRow, PodcastRow } from '../../projections/catalog/catalog-reader.ts';
 import { Position, pageQuery, pageQueryAll, StrictCursorParam } from '../pagination.ts';
 import { IncludeParam, parseIncludes } from '../premium.ts';
@@ -200,9 +194,7 @@ function speakerViews(rows: SpeakerRow[], people: Map<string, { id: string; name
 
 export const episodeRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = async (app, opts) => {
   const { catalog, dashboardUrl } = opts;
-  const episodes = new EpisodeQueries(opts.analytics);
-  const mentions = new MentionQueries(opts.analytics);
-  const ads = new AdvertisingQueries(opts.analytics);
+  const { episodes, mentions, ads } = opts.reads;
 
   async function resolveEpisode(ref: string): Promise<{ episode: EpisodeRow; podcast: PodcastRow }> {
     const episode = await catalog.episode(ref);

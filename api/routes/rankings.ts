@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { ChartQueries } from '../../projections/analytics/chart-queries.ts';
 import { ListEnvelope, offsetPage, pageQueryAll } from '../pagination.ts';
 import { Timestamp, withProblems } from '../schemas.ts';
 import { type AnalyticsRouteOptions, notFound } from '../views/analytics.ts';
@@ -16,7 +15,7 @@ const SourceRecord = Type.Object({
 });
 
 export const rankingRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = async (app, opts) => {
-  const charts = new ChartQueries(opts.analytics);
+  const { charts } = opts.reads;
   const { catalog } = opts;
 
   app.get(
