@@ -6,7 +6,8 @@
  *   generator's vocabulary checks);
  * - `foldToAscii`: the search analyser, as both search engines fold indexed text and queries
  *   (LanceDB `asciiFolding`, OpenSearch `asciifolding`);
- * - `slug`: slugs of organizations and projects, and occupation terms.
+ * - `slug`: slugs of organizations and projects, and occupation terms;
+ * - `nameSlug`: slugs of podcasts, episodes and catalog names (feeds and the corpus generator).
  */
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
@@ -61,4 +62,9 @@ export function slug(text: string): string {
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '');
+}
+
+/** `slug` of a name or title with its apostrophes dropped first (`O’Brien` → `obrien`, not `o-brien`). */
+export function nameSlug(text: string): string {
+  return slug(text.replace(/['’]/g, ''));
 }

@@ -1,6 +1,6 @@
 import type { Entity, Podcast, Publisher } from '../../schemas/generated/index.ts';
 import { CATEGORIES } from '../../schemas/occupations.ts';
-import { foldAccents as fold, slug } from '../../schemas/text-folding.ts';
+import { foldAccents as fold, nameSlug as slugify } from '../../schemas/text-folding.ts';
 import { hash32, type Rng, stableId } from './rng.ts';
 import { AMBIGUOUS, type AmbiguousDef } from './vocabulary/ambiguous.ts';
 import { INSTITUTIONS, PACKS, vocabularyWords } from './vocabulary/index.ts';
@@ -100,11 +100,6 @@ const FORMATS_BY_TOPIC: Record<TopicId, Format[]> = {
   culture: ['conversation', 'panel', 'interview'],
   food: ['conversation'],
 };
-
-/** Slugs of generated names: apostrophes dropped (`O’Brien` → `obrien`). */
-export function slugify(text: string): string {
-  return slug(text.replace(/['’]/g, ''));
-}
 
 class Names {
   private readonly used = new Set<string>();

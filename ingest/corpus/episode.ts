@@ -1,7 +1,7 @@
 import { CLIP_TYPES } from '../../schemas/enums.ts';
 import type { EpisodePublished, Transcript } from '../../schemas/generated/index.ts';
+import { nameSlug } from '../../schemas/text-folding.ts';
 import type { Catalog, GenCompany, GenPodcast } from './catalog.ts';
-import { slugify } from './catalog.ts';
 import { AdBreaks } from './episode-ads.ts';
 import {
   type AnyEntity,
@@ -155,7 +155,7 @@ class EpisodeGenerator {
     }
     title = capitalize(title);
     description = capitalize(description);
-    const slug = `${slugify(title).slice(0, 60)}-${this.id.slice(3, 9)}`;
+    const slug = `${nameSlug(title).slice(0, 60)}-${this.id.slice(3, 9)}`;
     return { title, description, slug };
   }
 
