@@ -356,6 +356,23 @@ export interface SearchIndex {
 /** The document field each SearchFilter field filters on, per kind of document (both adapters). */
 export type FilterFields = Partial<Record<keyof SearchFilter, string>>;
 
+/** The filter fields that list values a document field must hold one of, in the order translated. */
+export const ID_FILTERS = [
+  'episodeIds',
+  'podcastIds',
+  'segmentTypes',
+  'clipTypes',
+  'segmentIds',
+  'speakerPersonIds',
+] as const satisfies readonly (keyof SearchFilter)[];
+
+/** The filter fields that list groups of entity keys: a document matches a group by holding any of it. */
+export const KEY_FILTERS = [
+  'keys',
+  'segmentKeys',
+  'clipKeys',
+] as const satisfies readonly (keyof SearchFilter)[];
+
 export const FILTER_FIELDS = {
   lines: {
     episodeIds: 'episode_id',

@@ -1,5 +1,12 @@
 import { BooleanQuery, type FullTextQuery, MatchQuery, Occur, PhraseQuery } from '@lancedb/lancedb';
-import { FILTER_FIELDS, type FilterFields, type KeywordQuery, type SearchFilter } from '../search-index.ts';
+import {
+  FILTER_FIELDS,
+  type FilterFields,
+  ID_FILTERS,
+  KEY_FILTERS,
+  type KeywordQuery,
+  type SearchFilter,
+} from '../search-index.ts';
 import type { TableName } from './tables.ts';
 
 /** Columns each table filters on, by SearchFilter field. */
@@ -43,19 +50,14 @@ export function filterSql(table: TableName, filter: SearchFilter): string | unde
     if (values === undefined) return;
     clauses.push(values.length === 0 ? 'false' : inList(column(field), values));
   };
-  ids('episodeIds', filter.episodeIds);
-  ids('podcastIds', filter.podcastIds);
-  ids('segmentTypes', filter.segmentTypes);
-  ids('clipTypes', filter.clipTypes);
-  ids('segmentIds', filter.segmentIds);
-  ids('speakerPersonIds', filter.speakerPersonIds);
+  for (const field of ID_FILTERS) ids(field, filter[field]);
   if (filter.publishedFrom !== undefined)
     clauses.push(`${column('publishedFrom')} >= ${sqlNumber(filter.publishedFrom)}`);
   if (filter.publishedBefore !== undefined)
     clauses.push(`${column('publishedBefore')} < ${sqlNumber(filter.publishedBefore)}`);
   if (filter.minEngagement !== undefined)
     clauses.push(`${column('minEngagement')} >= ${sqlNumber(filter.minEngagement)}`);
-  for (const field of ['keys', 'segmentKeys', 'clipKeys'] as const) {
+  for (const field of KEY_FILTERS) {
     for (const group of filter[field] ?? []) {
       clauses.push(group.length === 0 ? 'false' : anyOf(column(field), group));
     }

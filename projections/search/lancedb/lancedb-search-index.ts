@@ -13,25 +13,13 @@ import {
   waitingForVectors,
 } from '../index-rows.ts';
 import { namePrefixes } from '../name-match.ts';
+import { ReadsThrough } from '../reads-through.ts';
 import type {
-  ClipDoc,
-  ClipHit,
-  ClipOrder,
-  ClipSource,
   EpisodeDocs,
   EpisodePart,
-  IndexStats,
-  KeywordQuery,
-  LineHit,
-  LineSource,
   NameDoc,
-  NameHit,
-  NameQuery,
-  SearchFilter,
   SearchIndex,
   SearchIndexOptions,
-  SegmentDoc,
-  VectorBacklog,
   VectorUpdate,
 } from '../search-index.ts';
 import { inList } from './filters.ts';
@@ -53,7 +41,7 @@ import {
 /**
  * The LanceDB search index adapter, the entry of this folder: the tables and their schemas
  * (tables.ts), filters as SQL predicates (filters.ts), indexes (indexes.ts), refresh scheduling
- * (refresh.ts), reads (reads.ts); writes are here.
+ * (refresh.ts), reads (reads.ts, answered through ReadsThrough); writes are here.
  */
 export { filterSql, sqlNumber, sqlString } from './filters.ts';
 export { refreshWait } from './refresh.ts';
@@ -83,7 +71,7 @@ function episodeOfLine(lineId: string): string {
  * exact); vectors are searched exactly until `vectorIndexMinRows` lines carry one, then through
  * an IVF-HNSW index with scalar quantisation (dot product); filters are SQL predicates applied before ranking.
  */
-export class LanceDbSearchIndex implements SearchIndex {
+export class LanceDbSearchIndex extends ReadsThrough implements SearchIndex {
   readonly kind = 'lancedb';
   private db?: lancedb.Connection;
   private readonly tables = new Map<StoreTable, Table>();
@@ -91,7 +79,7 @@ export class LanceDbSearchIndex implements SearchIndex {
   private dirty = new Set<StoreTable>();
   private readonly vectorIndexMinRows: number;
   private readonly refreshes: RefreshSchedule;
-  private readonly reads: LanceDbReads;
+  protected readonly reads: LanceDbReads;
   private schemaCache?: Record<StoreTable, Schema>;
   /**
    * Writers of episode rows (the projector's replacements, the vector filler's updates) take turns:
@@ -103,6 +91,7 @@ export class LanceDbSearchIndex implements SearchIndex {
     readonly dir: string,
     private readonly options: LanceDbSearchIndexOptions = {},
   ) {
+    super();
     this.vectorIndexMinRows = options.vectorIndexMinRows ?? 100_000;
     this.refreshes = new RefreshSchedule(() => this.refreshNow(), {
       intervalMs: options.refreshIntervalMs ?? 30_000,
@@ -178,14 +167,6 @@ export class LanceDbSearchIndex implements SearchIndex {
       'parts',
       [...latest.entries()].map(([id, p]) => ({ id, ...p })),
     );
-  }
-
-  getParts(episodeIds: string[]): Promise<EpisodePart[]> {
-    return this.reads.getParts(episodeIds);
-  }
-
-  storedVectors(episodeIds: string[]): Promise<Map<string, Float32Array>> {
-    return this.reads.storedVectors(episodeIds);
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
@@ -334,10 +315,6 @@ export class LanceDbSearchIndex implements SearchIndex {
     fs.writeFileSync(path.join(this.dir, META_FILE), JSON.stringify(this.meta));
   }
 
-  vectorSources(episodeIds: string[]): Promise<{ lines: LineSource[]; clips: ClipSource[] }> {
-    return this.reads.vectorSources(episodeIds);
-  }
-
   putVectors(kind: 'lines' | 'clips', updates: VectorUpdate[]): Promise<number> {
     return this.exclusive(() => this.putVectorsNow(kind, updates));
   }
@@ -405,59 +382,6 @@ export class LanceDbSearchIndex implements SearchIndex {
         }
       }
     });
-  }
-
-  pendingVectorEpisodes(limit: number): Promise<string[]> {
-    return this.reads.pendingVectorEpisodes(limit);
-  }
-
-  vectorBacklog(): Promise<VectorBacklog> {
-    return this.reads.vectorBacklog();
-  }
-
-  keywordLines(query: KeywordQuery, filter: SearchFilter, limit: number): Promise<LineHit[]> {
-    return this.reads.keywordLines(query, filter, limit);
-  }
-
-  vectorLines(
-    vector: Float32Array,
-    filter: SearchFilter,
-    limit: number,
-    options: { withVectors?: boolean } = {},
-  ): Promise<LineHit[]> {
-    return this.reads.vectorLines(vector, filter, limit, options);
-  }
-
-  filterSegments(filter: SearchFilter, limit: number, offset: number): Promise<LineHit[]> {
-    return this.reads.filterSegments(filter, limit, offset);
-  }
-
-  getSegments(ids: string[]): Promise<SegmentDoc[]> {
-    return this.reads.getSegments(ids);
-  }
-
-  vectorClips(vector: Float32Array, filter: SearchFilter, limit: number): Promise<ClipHit[]> {
-    return this.reads.vectorClips(vector, filter, limit);
-  }
-
-  listClips(filter: SearchFilter, order: ClipOrder, limit: number, offset: number): Promise<ClipHit[]> {
-    return this.reads.listClips(filter, order, limit, offset);
-  }
-
-  getClips(ids: string[]): Promise<ClipDoc[]> {
-    return this.reads.getClips(ids);
-  }
-
-  searchNames(query: NameQuery, limit: number): Promise<NameHit[]> {
-    return this.reads.searchNames(query, limit);
-  }
-
-  countEpisodes(keys: string[]): Promise<Map<string, number>> {
-    return this.reads.countEpisodes(keys);
-  }
-
-  stats(): Promise<IndexStats> {
-    return this.reads.stats();
   }
 
   async close(): Promise<void> {

@@ -200,17 +200,23 @@ export class LanceDbReads {
     }));
   }
 
-  async getSegments(ids: string[]): Promise<SegmentDoc[]> {
-    const out = new Map<string, SegmentDoc>();
+  getSegments(ids: string[]): Promise<SegmentDoc[]> {
+    return this.docsByIds('segments', ids, ['id', 'doc'], (doc) => doc as SegmentDoc);
+  }
+
+  /** The documents (`doc` column, JSON) of these rows, in the order asked; ids not found are left out. */
+  private async docsByIds<T>(
+    name: 'segments' | 'clips',
+    ids: string[],
+    columns: string[],
+    parse: (doc: unknown) => T,
+  ): Promise<T[]> {
+    const out = new Map<string, T>();
     for (const part of chunks([...new Set(ids)], 500)) {
-      const rows = await this.table('segments')
-        .query()
-        .where(inList('id', part))
-        .select(['id', 'doc'])
-        .toArray();
-      for (const r of rows) out.set(r.id, JSON.parse(r.doc) as SegmentDoc);
+      const rows = await this.table(name).query().where(inList('id', part)).select(columns).toArray();
+      for (const r of rows) out.set(r.id, parse(JSON.parse(r.doc)));
     }
-    return ids.map((id) => out.get(id)).filter((s): s is SegmentDoc => s !== undefined);
+    return ids.map((id) => out.get(id)).filter((d): d is T => d !== undefined);
   }
 
   async vectorClips(vector: Float32Array, filter: SearchFilter, limit: number): Promise<ClipHit[]> {
@@ -253,17 +259,11 @@ export class LanceDbReads {
     }));
   }
 
-  async getClips(ids: string[]): Promise<ClipDoc[]> {
-    const out = new Map<string, ClipDoc>();
-    for (const part of chunks([...new Set(ids)], 500)) {
-      const rows = await this.table('clips')
-        .query()
-        .where(inList('id', part))
-        .select(['id', 'doc', 'clip_entity_keys', 'entity_keys'])
-        .toArray();
-      for (const r of rows) out.set(r.id, { ...(JSON.parse(r.doc) as ClipDoc), vector: null });
-    }
-    return ids.map((id) => out.get(id)).filter((c): c is ClipDoc => c !== undefined);
+  getClips(ids: string[]): Promise<ClipDoc[]> {
+    return this.docsByIds('clips', ids, ['id', 'doc', 'clip_entity_keys', 'entity_keys'], (doc) => ({
+      ...(doc as ClipDoc),
+      vector: null,
+    }));
   }
 
   async searchNames(query: NameQuery, limit: number): Promise<NameHit[]> {

@@ -9,27 +9,18 @@ import {
   waitingForVectors,
 } from '../index-rows.ts';
 import { namePrefixes } from '../name-match.ts';
+import { ReadsThrough } from '../reads-through.ts';
 import { openSearchError } from '../search-errors.ts';
 import type {
   ClipDoc,
-  ClipHit,
-  ClipOrder,
   ClipSource,
   EpisodeDocs,
   EpisodePart,
-  IndexStats,
-  KeywordQuery,
   LineDoc,
-  LineHit,
   LineSource,
   NameDoc,
-  NameHit,
-  NameQuery,
-  SearchFilter,
   SearchIndex,
   SearchIndexOptions,
-  SegmentDoc,
-  VectorBacklog,
   VectorUpdate,
 } from '../search-index.ts';
 import {
@@ -47,7 +38,8 @@ import { OpenSearchReads } from './reads.ts';
 export { openSearchMappings } from './mappings.ts';
 /**
  * The OpenSearch search index adapter, the entry of this folder: index mappings and analysers
- * (mappings.ts), filters and queries as query DSL (queries.ts), reads (reads.ts); writes are here.
+ * (mappings.ts), filters and queries as query DSL (queries.ts), reads (reads.ts, answered through
+ * ReadsThrough; those that must see the latest writes refresh first); writes are here.
  */
 export { filterClauses } from './queries.ts';
 
@@ -62,12 +54,12 @@ export interface OpenSearchSearchIndexOptions extends SearchIndexOptions {
  * Search index on OpenSearch: BM25 on the same analyser as LanceDB (`match`, `match_phrase`),
  * k-NN on the lucene engine's HNSW (inner product) with efficient filtering, keyword fields for filters.
  */
-export class OpenSearchSearchIndex implements SearchIndex {
+export class OpenSearchSearchIndex extends ReadsThrough implements SearchIndex {
   readonly kind = 'opensearch';
   readonly client: Client;
   private readonly prefix: string;
   private meta?: { dimensions: number; model: string | null; layout?: number };
-  private readonly reads: OpenSearchReads;
+  protected readonly reads: OpenSearchReads;
   private unrefreshed = false;
   /** The projector's replacements and the vector filler's writes, one at a time (see exclusive). */
   private writing: Promise<unknown> = Promise.resolve();
@@ -76,6 +68,7 @@ export class OpenSearchSearchIndex implements SearchIndex {
     readonly url: string,
     private readonly options: OpenSearchSearchIndexOptions = {},
   ) {
+    super();
     this.client = new Client({ node: url });
     this.prefix = options.prefix ?? 'earshot-';
     this.reads = new OpenSearchReads(this.client, (index) => this.name(index));
@@ -376,72 +369,19 @@ export class OpenSearchSearchIndex implements SearchIndex {
     });
   }
 
-  getParts(episodeIds: string[]): Promise<EpisodePart[]> {
-    return this.reads.getParts(episodeIds);
-  }
-
-  async storedVectors(episodeIds: string[]): Promise<Map<string, Float32Array>> {
+  override async storedVectors(episodeIds: string[]): Promise<Map<string, Float32Array>> {
     await this.refreshIfNeeded();
     return this.reads.storedVectors(episodeIds);
   }
 
-  async pendingVectorEpisodes(limit: number): Promise<string[]> {
+  override async pendingVectorEpisodes(limit: number): Promise<string[]> {
     await this.refreshIfNeeded();
     return this.reads.pendingVectorEpisodes(limit);
   }
 
-  async vectorSources(episodeIds: string[]): Promise<{ lines: LineSource[]; clips: ClipSource[] }> {
+  override async vectorSources(episodeIds: string[]): Promise<{ lines: LineSource[]; clips: ClipSource[] }> {
     await this.refreshIfNeeded();
     return this.reads.vectorSources(episodeIds);
-  }
-
-  vectorBacklog(): Promise<VectorBacklog> {
-    return this.reads.vectorBacklog();
-  }
-
-  keywordLines(query: KeywordQuery, filter: SearchFilter, limit: number): Promise<LineHit[]> {
-    return this.reads.keywordLines(query, filter, limit);
-  }
-
-  vectorLines(
-    vector: Float32Array,
-    filter: SearchFilter,
-    limit: number,
-    options: { withVectors?: boolean } = {},
-  ): Promise<LineHit[]> {
-    return this.reads.vectorLines(vector, filter, limit, options);
-  }
-
-  filterSegments(filter: SearchFilter, limit: number, offset: number): Promise<LineHit[]> {
-    return this.reads.filterSegments(filter, limit, offset);
-  }
-
-  getSegments(ids: string[]): Promise<SegmentDoc[]> {
-    return this.reads.getSegments(ids);
-  }
-
-  vectorClips(vector: Float32Array, filter: SearchFilter, limit: number): Promise<ClipHit[]> {
-    return this.reads.vectorClips(vector, filter, limit);
-  }
-
-  listClips(filter: SearchFilter, order: ClipOrder, limit: number, offset: number): Promise<ClipHit[]> {
-    return this.reads.listClips(filter, order, limit, offset);
-  }
-
-  getClips(ids: string[]): Promise<ClipDoc[]> {
-    return this.reads.getClips(ids);
-  }
-
-  searchNames(query: NameQuery, limit: number): Promise<NameHit[]> {
-    return this.reads.searchNames(query, limit);
-  }
-
-  countEpisodes(keys: string[]): Promise<Map<string, number>> {
-    return this.reads.countEpisodes(keys);
-  }
-
-  stats(): Promise<IndexStats> {
-    return this.reads.stats();
   }
 
   /** Deletes every index this adapter created (tests and rebuilds). */

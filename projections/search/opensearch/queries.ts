@@ -1,4 +1,11 @@
-import { FILTER_FIELDS, type FilterFields, type KeywordQuery, type SearchFilter } from '../search-index.ts';
+import {
+  FILTER_FIELDS,
+  type FilterFields,
+  ID_FILTERS,
+  KEY_FILTERS,
+  type KeywordQuery,
+  type SearchFilter,
+} from '../search-index.ts';
 import type { IndexName, Json } from './mappings.ts';
 
 /** Search filters, keyword and k-NN queries as OpenSearch query DSL. */
@@ -23,12 +30,7 @@ export function filterClauses(index: IndexName, filter: SearchFilter): Json[] {
   const terms = (name: keyof SearchFilter, values: readonly string[] | undefined) => {
     if (values !== undefined) out.push({ terms: { [field(name)]: values } });
   };
-  terms('episodeIds', filter.episodeIds);
-  terms('podcastIds', filter.podcastIds);
-  terms('segmentTypes', filter.segmentTypes);
-  terms('clipTypes', filter.clipTypes);
-  terms('segmentIds', filter.segmentIds);
-  terms('speakerPersonIds', filter.speakerPersonIds);
+  for (const name of ID_FILTERS) terms(name, filter[name]);
   if (filter.publishedFrom !== undefined || filter.publishedBefore !== undefined) {
     const range: Json = {};
     if (filter.publishedFrom !== undefined) range.gte = filter.publishedFrom;
@@ -39,7 +41,7 @@ export function filterClauses(index: IndexName, filter: SearchFilter): Json[] {
   }
   if (filter.minEngagement !== undefined)
     out.push({ range: { [field('minEngagement')]: { gte: filter.minEngagement } } });
-  for (const name of ['keys', 'segmentKeys', 'clipKeys'] as const) {
+  for (const name of KEY_FILTERS) {
     for (const group of filter[name] ?? []) out.push({ terms: { [field(name)]: group } });
   }
   return out;

@@ -212,13 +212,18 @@ export class OpenSearchReads {
   }
 
   async getSegments(ids: string[]): Promise<SegmentDoc[]> {
+    return (await this.docsByIds('segments', ids)) as SegmentDoc[];
+  }
+
+  /** The `doc` of each of these documents found, in the order asked (a real-time get). */
+  private async docsByIds(index: 'segments' | 'clips', ids: string[]): Promise<Json[]> {
     if (ids.length === 0) return [];
     const res = await this.client.mget({
-      index: this.name('segments'),
+      index: this.name(index),
       body: { ids },
       _source: ['doc'],
     } as never);
-    return (res.body as Json).docs.filter((d: Json) => d.found).map((d: Json) => d._source.doc as SegmentDoc);
+    return (res.body as Json).docs.filter((d: Json) => d.found).map((d: Json) => d._source.doc);
   }
 
   async vectorClips(vector: Float32Array, filter: SearchFilter, limit: number): Promise<ClipHit[]> {
@@ -247,15 +252,7 @@ export class OpenSearchReads {
   }
 
   async getClips(ids: string[]): Promise<ClipDoc[]> {
-    if (ids.length === 0) return [];
-    const res = await this.client.mget({
-      index: this.name('clips'),
-      body: { ids },
-      _source: ['doc'],
-    } as never);
-    return (res.body as Json).docs
-      .filter((d: Json) => d.found)
-      .map((d: Json) => ({ ...(d._source.doc as ClipDoc), vector: null }));
+    return (await this.docsByIds('clips', ids)).map((doc) => ({ ...(doc as ClipDoc), vector: null }));
   }
 
   async searchNames(query: NameQuery, limit: number): Promise<NameHit[]> {

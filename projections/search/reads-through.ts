@@ -1,0 +1,110 @@
+import type {
+  ClipDoc,
+  ClipHit,
+  ClipOrder,
+  ClipSource,
+  EpisodePart,
+  IndexStats,
+  KeywordQuery,
+  LineHit,
+  LineSource,
+  NameHit,
+  NameQuery,
+  SearchFilter,
+  SearchIndex,
+  SegmentDoc,
+  VectorBacklog,
+} from './search-index.ts';
+
+/** The reads of the search index port: what each adapter's reads.ts answers. */
+export type SearchReads = Pick<
+  SearchIndex,
+  | 'getParts'
+  | 'storedVectors'
+  | 'pendingVectorEpisodes'
+  | 'vectorSources'
+  | 'vectorBacklog'
+  | 'keywordLines'
+  | 'vectorLines'
+  | 'filterSegments'
+  | 'getSegments'
+  | 'vectorClips'
+  | 'listClips'
+  | 'getClips'
+  | 'searchNames'
+  | 'countEpisodes'
+  | 'stats'
+>;
+
+/**
+ * A search index adapter whose reads are answered by its reads object (`reads`); the adapter
+ * itself writes. An adapter overrides a read that must first see its latest writes.
+ */
+export abstract class ReadsThrough implements SearchReads {
+  protected abstract readonly reads: SearchReads;
+
+  getParts(episodeIds: string[]): Promise<EpisodePart[]> {
+    return this.reads.getParts(episodeIds);
+  }
+
+  storedVectors(episodeIds: string[]): Promise<Map<string, Float32Array>> {
+    return this.reads.storedVectors(episodeIds);
+  }
+
+  pendingVectorEpisodes(limit: number): Promise<string[]> {
+    return this.reads.pendingVectorEpisodes(limit);
+  }
+
+  vectorSources(episodeIds: string[]): Promise<{ lines: LineSource[]; clips: ClipSource[] }> {
+    return this.reads.vectorSources(episodeIds);
+  }
+
+  vectorBacklog(): Promise<VectorBacklog> {
+    return this.reads.vectorBacklog();
+  }
+
+  keywordLines(query: KeywordQuery, filter: SearchFilter, limit: number): Promise<LineHit[]> {
+    return this.reads.keywordLines(query, filter, limit);
+  }
+
+  vectorLines(
+    vector: Float32Array,
+    filter: SearchFilter,
+    limit: number,
+    options: { withVectors?: boolean } = {},
+  ): Promise<LineHit[]> {
+    return this.reads.vectorLines(vector, filter, limit, options);
+  }
+
+  filterSegments(filter: SearchFilter, limit: number, offset: number): Promise<LineHit[]> {
+    return this.reads.filterSegments(filter, limit, offset);
+  }
+
+  getSegments(ids: string[]): Promise<SegmentDoc[]> {
+    return this.reads.getSegments(ids);
+  }
+
+  vectorClips(vector: Float32Array, filter: SearchFilter, limit: number): Promise<ClipHit[]> {
+    return this.reads.vectorClips(vector, filter, limit);
+  }
+
+  listClips(filter: SearchFilter, order: ClipOrder, limit: number, offset: number): Promise<ClipHit[]> {
+    return this.reads.listClips(filter, order, limit, offset);
+  }
+
+  getClips(ids: string[]): Promise<ClipDoc[]> {
+    return this.reads.getClips(ids);
+  }
+
+  searchNames(query: NameQuery, limit: number): Promise<NameHit[]> {
+    return this.reads.searchNames(query, limit);
+  }
+
+  countEpisodes(keys: string[]): Promise<Map<string, number>> {
+    return this.reads.countEpisodes(keys);
+  }
+
+  stats(): Promise<IndexStats> {
+    return this.reads.stats();
+  }
+}
