@@ -6,8 +6,8 @@ import { type AnalyticsRouteOptions, notFound } from '../views/analytics.ts';
 import {
   Company,
   companyView,
-  NAME_POSITION,
   NamedListQuery,
+  namePage,
   Person,
   personViews,
   RefParams,
@@ -17,18 +17,8 @@ import {
 export const companyPeopleRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = async (app, opts) => {
   const { catalog, lists } = opts;
 
-  async function entityList(kind: 'COMPANY' | 'PERSON', q: Static<typeof NamedListQuery>, endpoint: string) {
-    const limit = q.limit ?? 25;
-    const after = app.cursors.decode(endpoint, q.cursor, NAME_POSITION);
-    const rows = await lists.entities(kind, { nameContains: q.q, after, limit });
-    return app.cursors.page(
-      endpoint,
-      rows,
-      limit,
-      (r) => r,
-      (r) => ({ n: r.name, id: r.id }),
-    );
-  }
+  const entityList = (kind: 'COMPANY' | 'PERSON', q: Static<typeof NamedListQuery>, endpoint: string) =>
+    namePage(app.cursors, endpoint, q, (page) => lists.entities(kind, page));
 
   app.get(
     '/v1/companies',

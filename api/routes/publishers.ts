@@ -4,7 +4,7 @@ import type { PublisherRow } from '../../projections/catalog/catalog-reader.ts';
 import { ListEnvelope } from '../pagination.ts';
 import { withProblems } from '../schemas.ts';
 import { type AnalyticsRouteOptions, notFound } from '../views/analytics.ts';
-import { NAME_POSITION, NamedListQuery, Publisher, RefParams } from '../views/catalog-records.ts';
+import { NamedListQuery, namePage, Publisher, RefParams } from '../views/catalog-records.ts';
 
 /** Publishers: the list by name, and one publisher by reference. */
 export const publisherRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = async (app, opts) => {
@@ -36,17 +36,7 @@ export const publisherRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> =
     },
     async (request) => {
       const q = request.query as Static<typeof NamedListQuery>;
-      const endpoint = 'publishers';
-      const limit = q.limit ?? 25;
-      const after = app.cursors.decode(endpoint, q.cursor, NAME_POSITION);
-      const rows = await lists.publishers({ nameContains: q.q, after, limit });
-      const result = app.cursors.page(
-        endpoint,
-        rows,
-        limit,
-        (r) => r,
-        (r) => ({ n: r.name, id: r.id }),
-      );
+      const result = await namePage(app.cursors, 'publishers', q, (page) => lists.publishers(page));
       return { ...result, data: await publisherViews(result.data) };
     },
   );

@@ -1,6 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
+import type { NamePage } from '../../projections/catalog/catalog-lists.ts';
 import type { CatalogReader, EntityRow } from '../../projections/catalog/catalog-reader.ts';
-import { Position, pageQuery } from '../pagination.ts';
+import { type Cursors, Position, pageQuery } from '../pagination.ts';
 import { nullable, Timestamp } from '../schemas.ts';
 import { employersOf } from './catalog.ts';
 import { RankingRecord } from './rankings.ts';
@@ -173,4 +174,23 @@ export const NamedListQuery = Type.Object({
 });
 
 /** Cursor position of a list in name order. */
-export const NAME_POSITION = Type.Object({ n: Position.name(), id: Position.id() });
+const NAME_POSITION = Type.Object({ n: Position.name(), id: Position.id() });
+
+/** A page of a list in name order: the rows past the cursor's position, and the next cursor. */
+export async function namePage<Row extends { name: string; id: string }>(
+  cursors: Cursors,
+  endpoint: string,
+  q: Static<typeof NamedListQuery>,
+  load: (page: NamePage) => Promise<Row[]>,
+) {
+  const limit = q.limit ?? 25;
+  const after = cursors.decode(endpoint, q.cursor, NAME_POSITION);
+  const rows = await load({ nameContains: q.q, after, limit });
+  return cursors.page(
+    endpoint,
+    rows,
+    limit,
+    (r) => r,
+    (r) => ({ n: r.name, id: r.id }),
+  );
+}
