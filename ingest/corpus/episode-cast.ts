@@ -40,6 +40,13 @@ export interface Cast {
   adVoice: Participant;
 }
 
+/** Who discusses: the hosts, the guest, the panel; the lead host (who opens and closes) and their first name. */
+export function discussants(cast: Cast): { everyone: Participant[]; lead: Participant; leadFirst: string } {
+  const { hosts, guest, panel } = cast;
+  const lead = hosts[0]!;
+  return { everyone: [...hosts, ...(guest ? [guest] : []), ...panel], lead, leadFirst: lead.person!.first };
+}
+
 /** The speakers of an episode of `show` on `topic`, by its format; no two share a first name. */
 export function castEpisode(rng: Rng, show: GenPodcast, catalog: Catalog, topic: TopicDef): Cast {
   const lang = show.lang;

@@ -8,6 +8,7 @@ import {
   type Cast,
   castEpisode,
   chooseEntities,
+  discussants,
   entityId,
   type Participant,
 } from './episode-cast.ts';
@@ -177,9 +178,7 @@ class EpisodeGenerator {
   private opening(cast: Cast): void {
     const { rng, show, pack } = this;
     const { hosts, guest, panel } = cast;
-    const everyone = [...hosts, ...(guest ? [guest] : []), ...panel];
-    const H0 = hosts[0]!;
-    const hostFirst = show.hosts[0]!.first;
+    const { everyone, lead: H0, leadFirst: hostFirst } = discussants(cast);
     const lang = show.lang;
 
     this.rec.segment('INTRO', rng.pick(pack.segmentTitles.INTRO), () => {
@@ -230,10 +229,8 @@ class EpisodeGenerator {
   /** The main discussion (with a soundbite), a correspondent's piece, a transition. */
   private discussions(cast: Cast, budget: number): void {
     const { rng, show, pack } = this;
-    const { hosts, guest, panel } = cast;
-    const everyone = [...hosts, ...(guest ? [guest] : []), ...panel];
-    const H0 = hosts[0]!;
-    const hostFirst = show.hosts[0]!.first;
+    const { guest, panel } = cast;
+    const { everyone, lead: H0, leadFirst: hostFirst } = discussants(cast);
     const { corr, soundbite } = cast;
     const lang = show.lang;
     const headline = this.subject.main.headline;
@@ -286,10 +283,8 @@ class EpisodeGenerator {
   /** The interview (or a second topic), a caller, the outro. */
   private closing(cast: Cast, budget: number): void {
     const { rng, show, pack } = this;
-    const { hosts, guest, panel } = cast;
-    const everyone = [...hosts, ...(guest ? [guest] : []), ...panel];
-    const H0 = hosts[0]!;
-    const hostFirst = show.hosts[0]!.first;
+    const { guest, panel } = cast;
+    const { everyone, lead: H0, leadFirst: hostFirst } = discussants(cast);
     const { caller } = cast;
 
     const rest = Math.max(6, budget - this.rec.lines.length - 6);
