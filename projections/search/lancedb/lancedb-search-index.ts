@@ -13,7 +13,7 @@ import {
   waitingForVectors,
 } from '../index-rows.ts';
 import { namePrefixes } from '../name-match.ts';
-import { ReadsThrough } from '../reads-through.ts';
+import { SearchAdapter } from '../search-adapter.ts';
 import type {
   EpisodeDocs,
   EpisodePart,
@@ -41,7 +41,7 @@ import {
 /**
  * The LanceDB search index adapter, the entry of this folder: the tables and their schemas
  * (tables.ts), filters as SQL predicates (filters.ts), indexes (indexes.ts), refresh scheduling
- * (refresh.ts), reads (reads.ts, answered through ReadsThrough); writes are here.
+ * (refresh.ts), reads (reads.ts, answered through SearchAdapter); writes are here.
  */
 export { filterSql, sqlNumber, sqlString } from './filters.ts';
 export { refreshWait } from './refresh.ts';
@@ -71,7 +71,7 @@ function episodeOfLine(lineId: string): string {
  * exact); vectors are searched exactly until `vectorIndexMinRows` lines carry one, then through
  * an IVF-HNSW index with scalar quantisation (dot product); filters are SQL predicates applied before ranking.
  */
-export class LanceDbSearchIndex extends ReadsThrough implements SearchIndex {
+export class LanceDbSearchIndex extends SearchAdapter implements SearchIndex {
   readonly kind = 'lancedb';
   private db?: lancedb.Connection;
   private readonly tables = new Map<StoreTable, Table>();
@@ -81,11 +81,6 @@ export class LanceDbSearchIndex extends ReadsThrough implements SearchIndex {
   private readonly refreshes: RefreshSchedule;
   protected readonly reads: LanceDbReads;
   private schemaCache?: Record<StoreTable, Schema>;
-  /**
-   * Writers of episode rows (the projector's replacements, the vector filler's updates) take turns:
-   * two commits touching the same fragments conflict, and the loser re-runs its whole merge.
-   */
-  private writing: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly dir: string,
@@ -98,7 +93,7 @@ export class LanceDbSearchIndex extends ReadsThrough implements SearchIndex {
       delayMs: options.refreshDelayMs ?? 1_000,
       onError: options.onRefreshError ?? (() => {}),
       // Compaction rewrites the fragments the writers touch: it takes its turn with them.
-      inTurn: (work) => this.exclusive(work),
+      inTurn: (work) => this.inTurn(work),
     });
     this.reads = new LanceDbReads((name) => this.table(name));
   }
@@ -169,17 +164,7 @@ export class LanceDbSearchIndex extends ReadsThrough implements SearchIndex {
     );
   }
 
-  private exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.writing.catch(() => {}).then(work);
-    this.writing = run;
-    return run;
-  }
-
-  replaceEpisodes(batch: EpisodeDocs[]): Promise<void> {
-    return this.exclusive(() => this.replaceEpisodesNow(batch));
-  }
-
-  private async replaceEpisodesNow(batch: EpisodeDocs[]): Promise<void> {
+  protected async replaceEpisodesNow(batch: EpisodeDocs[]): Promise<void> {
     if (batch.length === 0) return;
     const ids = batch.map((b) => b.episode_id);
     const lines = batch.flatMap((b) => b.lines);
@@ -315,11 +300,7 @@ export class LanceDbSearchIndex extends ReadsThrough implements SearchIndex {
     fs.writeFileSync(path.join(this.dir, META_FILE), JSON.stringify(this.meta));
   }
 
-  putVectors(kind: 'lines' | 'clips', updates: VectorUpdate[]): Promise<number> {
-    return this.exclusive(() => this.putVectorsNow(kind, updates));
-  }
-
-  private async putVectorsNow(kind: 'lines' | 'clips', updates: VectorUpdate[]): Promise<number> {
+  protected async putVectorsNow(kind: 'lines' | 'clips', updates: VectorUpdate[]): Promise<number> {
     if (updates.length === 0) return 0;
     const latest = new Map(updates.map((u) => [u.id, u]));
     // The rows as they are now (filter fields copied beside the vector), read by episode for
@@ -367,21 +348,19 @@ export class LanceDbSearchIndex extends ReadsThrough implements SearchIndex {
     return rows.length;
   }
 
-  settleVectors(episodeIds: string[]): Promise<void> {
-    return this.exclusive(async () => {
-      const unique = [...new Set(episodeIds)];
-      if (unique.length === 0) return;
-      const { lines, clips } = await this.reads.vectorSources(unique);
-      const open = new Set([...lines, ...clips].filter((r) => !r.has_vector).map((r) => r.episode_id));
-      const done = unique.filter((id) => !open.has(id));
-      for (const ids of chunks(done, 500)) {
-        const predicate = inList('id', ids);
-        if ((await this.table('pending').countRows(predicate)) > 0) {
-          await this.table('pending').delete(predicate);
-          this.dirty.add('pending');
-        }
+  protected async settleVectorsNow(episodeIds: string[]): Promise<void> {
+    const unique = [...new Set(episodeIds)];
+    if (unique.length === 0) return;
+    const { lines, clips } = await this.reads.vectorSources(unique);
+    const open = new Set([...lines, ...clips].filter((r) => !r.has_vector).map((r) => r.episode_id));
+    const done = unique.filter((id) => !open.has(id));
+    for (const ids of chunks(done, 500)) {
+      const predicate = inList('id', ids);
+      if ((await this.table('pending').countRows(predicate)) > 0) {
+        await this.table('pending').delete(predicate);
+        this.dirty.add('pending');
       }
-    });
+    }
   }
 
   async close(): Promise<void> {

@@ -9,7 +9,7 @@ import {
   waitingForVectors,
 } from '../index-rows.ts';
 import { namePrefixes } from '../name-match.ts';
-import { ReadsThrough } from '../reads-through.ts';
+import { SearchAdapter } from '../search-adapter.ts';
 import { openSearchError } from '../search-errors.ts';
 import type {
   ClipDoc,
@@ -39,7 +39,7 @@ export { openSearchMappings } from './mappings.ts';
 /**
  * The OpenSearch search index adapter, the entry of this folder: index mappings and analysers
  * (mappings.ts), filters and queries as query DSL (queries.ts), reads (reads.ts, answered through
- * ReadsThrough; those that must see the latest writes refresh first); writes are here.
+ * SearchAdapter; those that must see the latest writes refresh first); writes are here.
  */
 export { filterClauses } from './queries.ts';
 
@@ -54,15 +54,13 @@ export interface OpenSearchSearchIndexOptions extends SearchIndexOptions {
  * Search index on OpenSearch: BM25 on the same analyser as LanceDB (`match`, `match_phrase`),
  * k-NN on the lucene engine's HNSW (inner product) with efficient filtering, keyword fields for filters.
  */
-export class OpenSearchSearchIndex extends ReadsThrough implements SearchIndex {
+export class OpenSearchSearchIndex extends SearchAdapter implements SearchIndex {
   readonly kind = 'opensearch';
   readonly client: Client;
   private readonly prefix: string;
   private meta?: { dimensions: number; model: string | null; layout?: number };
   protected readonly reads: OpenSearchReads;
   private unrefreshed = false;
-  /** The projector's replacements and the vector filler's writes, one at a time (see exclusive). */
-  private writing: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly url: string,
@@ -183,26 +181,11 @@ export class OpenSearchSearchIndex extends ReadsThrough implements SearchIndex {
   }
 
   /**
-   * The projector's replacements and the vector filler's writes take turns in this process (a
-   * vector is written only beside a line that carries its key; see putVectors for writers in
-   * other processes).
-   */
-  private exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.writing.catch(() => {}).then(work);
-    this.writing = run;
-    return run;
-  }
-
-  replaceEpisodes(batch: EpisodeDocs[]): Promise<void> {
-    return this.exclusive(() => this.replaceEpisodesNow(batch));
-  }
-
-  /**
    * Writes the episodes' documents over the old ones (same ids), then deletes the old documents
    * not written again. A search sees the old or the new version of a line, never neither: an
    * overwrite becomes visible at one refresh, old and new together.
    */
-  private async replaceEpisodesNow(batch: EpisodeDocs[]): Promise<void> {
+  protected async replaceEpisodesNow(batch: EpisodeDocs[]): Promise<void> {
     if (batch.length === 0) return;
     const ids = batch.map((b) => b.episode_id);
     const rev = randomUUID();
@@ -291,11 +274,7 @@ export class OpenSearchSearchIndex extends ReadsThrough implements SearchIndex {
     await this.client.indices.refresh({ index: DATA_INDEXES.map((i) => this.name(i)).join(',') });
   }
 
-  putVectors(kind: 'lines' | 'clips', updates: VectorUpdate[]): Promise<number> {
-    return this.exclusive(() => this.putVectorsNow(kind, updates));
-  }
-
-  private async putVectorsNow(kind: 'lines' | 'clips', updates: VectorUpdate[]): Promise<number> {
+  protected async putVectorsNow(kind: 'lines' | 'clips', updates: VectorUpdate[]): Promise<number> {
     if (updates.length === 0) return 0;
     const latest = new Map(updates.map((u) => [u.id, u]));
     const ids = [...latest.keys()];
@@ -347,26 +326,28 @@ export class OpenSearchSearchIndex extends ReadsThrough implements SearchIndex {
     return docs.length - undo.length;
   }
 
-  settleVectors(episodeIds: string[]): Promise<void> {
-    return this.exclusive(async () => {
-      const unique = [...new Set(episodeIds)];
-      // The list entries as they are now, before the rows are read: an entry written again since
-      // (a projector replaced the episode) is newer than this reading and stays.
-      const entries = await this.reads.getByIds('pending', unique, ['id']);
-      if (entries.size === 0) return;
-      await this.refresh();
-      const { lines, clips } = await this.vectorSources([...entries.keys()]);
-      const open = new Set([...lines, ...clips].filter((r) => !r.has_vector).map((r) => r.episode_id));
-      const done = [...entries.entries()].filter(([id]) => !open.has(id));
-      if (done.length === 0) return;
-      await this.client.bulk({
-        index: this.name('pending'),
-        body: done.map(([id, e]) => ({
-          delete: { _id: id, if_seq_no: e._seq_no, if_primary_term: e._primary_term },
-        })),
-      });
-      this.unrefreshed = true;
+  /**
+   * Takes settled episodes off the pending list. A vector is written only beside a line that
+   * carries its key (see putVectorsNow for writers in other processes).
+   */
+  protected async settleVectorsNow(episodeIds: string[]): Promise<void> {
+    const unique = [...new Set(episodeIds)];
+    // The list entries as they are now, before the rows are read: an entry written again since
+    // (a projector replaced the episode) is newer than this reading and stays.
+    const entries = await this.reads.getByIds('pending', unique, ['id']);
+    if (entries.size === 0) return;
+    await this.refresh();
+    const { lines, clips } = await this.vectorSources([...entries.keys()]);
+    const open = new Set([...lines, ...clips].filter((r) => !r.has_vector).map((r) => r.episode_id));
+    const done = [...entries.entries()].filter(([id]) => !open.has(id));
+    if (done.length === 0) return;
+    await this.client.bulk({
+      index: this.name('pending'),
+      body: done.map(([id, e]) => ({
+        delete: { _id: id, if_seq_no: e._seq_no, if_primary_term: e._primary_term },
+      })),
     });
+    this.unrefreshed = true;
   }
 
   override async storedVectors(episodeIds: string[]): Promise<Map<string, Float32Array>> {

@@ -3,6 +3,7 @@ import type {
   ClipHit,
   ClipOrder,
   ClipSource,
+  EpisodeDocs,
   EpisodePart,
   IndexStats,
   KeywordQuery,
@@ -14,6 +15,7 @@ import type {
   SearchIndex,
   SegmentDoc,
   VectorBacklog,
+  VectorUpdate,
 } from './search-index.ts';
 
 /** The reads of the search index port: what each adapter's reads.ts answers. */
@@ -37,11 +39,38 @@ export type SearchReads = Pick<
 >;
 
 /**
- * A search index adapter whose reads are answered by its reads object (`reads`); the adapter
- * itself writes. An adapter overrides a read that must first see its latest writes.
+ * What both search index adapters share. Their reads are answered by their reads object
+ * (`reads`; an adapter overrides a read that must first see its latest writes). Their writers of
+ * episode rows (the projector's replacements, the vector filler's updates and settling) take
+ * turns in this process: two commits touching the same rows conflict (on LanceDB the loser re-runs
+ * its whole merge), and a vector is written only beside a row that carries its key.
  */
-export abstract class ReadsThrough implements SearchReads {
+export abstract class SearchAdapter implements SearchReads {
   protected abstract readonly reads: SearchReads;
+  private writing: Promise<unknown> = Promise.resolve();
+
+  /** Runs `work` after the writes before it have settled (succeeded or not). */
+  protected inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.writing.catch(() => {}).then(work);
+    this.writing = run;
+    return run;
+  }
+
+  replaceEpisodes(batch: EpisodeDocs[]): Promise<void> {
+    return this.inTurn(() => this.replaceEpisodesNow(batch));
+  }
+
+  putVectors(kind: 'lines' | 'clips', updates: VectorUpdate[]): Promise<number> {
+    return this.inTurn(() => this.putVectorsNow(kind, updates));
+  }
+
+  settleVectors(episodeIds: string[]): Promise<void> {
+    return this.inTurn(() => this.settleVectorsNow(episodeIds));
+  }
+
+  protected abstract replaceEpisodesNow(batch: EpisodeDocs[]): Promise<void>;
+  protected abstract putVectorsNow(kind: 'lines' | 'clips', updates: VectorUpdate[]): Promise<number>;
+  protected abstract settleVectorsNow(episodeIds: string[]): Promise<void>;
 
   getParts(episodeIds: string[]): Promise<EpisodePart[]> {
     return this.reads.getParts(episodeIds);
