@@ -1,4 +1,4 @@
-import type { ClipHit, ClipType, FilterRole, SearchFilter } from '../../projections/search/search-index.ts';
+import type { ClipHit, ClipType, SearchFilter } from '../../projections/search/search-index.ts';
 import { type Cursors, Position } from '../pagination.ts';
 import { invalidParameter, ProblemError } from '../problem.ts';
 import { MAX_DEPTH } from './dialogue-search.ts';
@@ -10,23 +10,13 @@ import {
   resolveEntity,
   resolveEpisodeId,
   resolvePodcastId,
+  type SearchParams,
   type SearchServices,
 } from './search-services.ts';
 import { clipPersonIds, clipSearchItemView, clipView, episodeRef, loadCatalogContext } from './views.ts';
 
-export interface ClipSearchParams {
+export interface ClipSearchParams extends SearchParams<ClipType> {
   q?: string;
-  entity_id?: string;
-  company_id?: string;
-  episode_id?: string;
-  podcast_id?: string;
-  type?: ClipType;
-  role?: FilterRole;
-  since?: string;
-  until?: string;
-  sort?: 'relevance' | 'recency';
-  limit?: number;
-  cursor?: string;
 }
 
 const Offset = Position.offset(100_000);

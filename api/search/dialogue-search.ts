@@ -1,6 +1,5 @@
 import { reciprocalRankFusion } from '../../projections/search/rrf.ts';
 import type {
-  FilterRole,
   KeywordQuery,
   LineHit,
   SearchFilter,
@@ -18,25 +17,15 @@ import {
   placeFilter,
   publishedRange,
   type QueryEmbedder,
+  type SearchParams,
   type SearchServices,
 } from './search-services.ts';
 import { clipPersonIds, clipView, episodeRef, loadCatalogContext, segmentView } from './views.ts';
 
-export interface DialogueSearchParams {
+export interface DialogueSearchParams extends SearchParams<SegmentType> {
   semantic_search?: string;
   keyword_search?: string;
-  entity_id?: string;
   entity_type?: string;
-  company_id?: string;
-  episode_id?: string;
-  podcast_id?: string;
-  type?: SegmentType;
-  role?: FilterRole;
-  since?: string;
-  until?: string;
-  sort?: 'relevance' | 'recency';
-  limit?: number;
-  cursor?: string;
 }
 
 const ENDPOINT = 'dialogue-search';

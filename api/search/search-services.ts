@@ -1,6 +1,11 @@
 import type { CatalogReader, EntityRow } from '../../projections/catalog/catalog-reader.ts';
 import type { EmbeddingsPort } from '../../projections/embeddings/embeddings-port.ts';
-import { entityKey, type SearchFilter, type SearchIndex } from '../../projections/search/search-index.ts';
+import {
+  entityKey,
+  type FilterRole,
+  type SearchFilter,
+  type SearchIndex,
+} from '../../projections/search/search-index.ts';
 import type { Queryable } from '../../projections/state/state-store.ts';
 import { invalidParameter, problem } from '../problem.ts';
 import { parseInstant } from '../windows.ts';
@@ -98,6 +103,21 @@ export async function resolveEpisodeId(
   const row = await catalog.episode(ref);
   if (!row) throw notFound(location, 'no episode has this slug or ID', ref);
   return row.id;
+}
+
+/** The parameters dialogue and clip search share; `type` is a segment type or a clip type. */
+export interface SearchParams<Type extends string> {
+  entity_id?: string;
+  company_id?: string;
+  episode_id?: string;
+  podcast_id?: string;
+  type?: Type;
+  role?: FilterRole;
+  since?: string;
+  until?: string;
+  sort?: 'relevance' | 'recency';
+  limit?: number;
+  cursor?: string;
 }
 
 /**
