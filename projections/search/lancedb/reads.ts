@@ -227,12 +227,7 @@ export class LanceDbReads {
       .select(['id', 'published_at', 'engagement_score', '_distance'])
       .limit(limit)
       .toArray();
-    return rows.map((r) => ({
-      id: r.id,
-      published_at: r.published_at,
-      engagement_score: r.engagement_score,
-      score: 1 - r._distance,
-    }));
+    return rows.map((r) => clipHit(r, 1 - r._distance));
   }
 
   async listClips(filter: SearchFilter, order: ClipOrder, limit: number, offset: number): Promise<ClipHit[]> {
@@ -251,12 +246,7 @@ export class LanceDbReads {
       .offset(offset)
       .limit(limit)
       .toArray();
-    return rows.map((r) => ({
-      id: r.id,
-      published_at: r.published_at,
-      engagement_score: r.engagement_score,
-      score: 0,
-    }));
+    return rows.map((r) => clipHit(r, 0));
   }
 
   getClips(ids: string[]): Promise<ClipDoc[]> {
@@ -327,5 +317,14 @@ function lineHit(r: Record<string, unknown>, score: unknown): LineHit {
     number: r.number as number,
     published_at: r.published_at as number,
     score: Number(score),
+  };
+}
+
+function clipHit(r: Record<string, unknown>, score: number): ClipHit {
+  return {
+    id: r.id as string,
+    published_at: r.published_at as number,
+    engagement_score: r.engagement_score as number,
+    score,
   };
 }
