@@ -47,6 +47,8 @@ export interface ApiSettings {
   dashboardUrl: string;
   /** Overrides every plan's per-minute request limit when set. */
   rateLimitPerMinute?: number;
+  /** Failed authentications allowed per client address and minute (default 20; half per key prefix). */
+  failedAuthPerMinute?: number;
   bodyLimitBytes: number;
   /** Largest batch body on `POST /v1/ingest/batches`. */
   ingestBodyLimitBytes?: number;
@@ -113,6 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Rate limits first: their failed-authentication check runs before a key is looked up.
   await app.register(rateLimitsPlugin, {
     perMinute: settings.rateLimitPerMinute,
+    failedPerMinute: settings.failedAuthPerMinute,
     fallbackPerMinute: 120,
   });
   await app.register(authenticationPlugin, { accounts: services.accounts, docsUrl: settings.docsUrl });

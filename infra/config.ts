@@ -98,6 +98,13 @@ export const EnvSchema = Type.Object({
       description: "requests per key and minute for every key, instead of each plan's limit",
     }),
   ),
+  RATE_LIMIT_FAILED_AUTH_PER_MINUTE: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description:
+        'failed authentications allowed per client address and minute (default 20; half of it per key prefix)',
+    }),
+  ),
   API_BODY_LIMIT_BYTES: Type.Integer({
     minimum: 1024,
     default: 1_048_576,

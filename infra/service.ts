@@ -33,6 +33,7 @@ export function apiSettings(config: Config): ApiSettings {
     docsUrl: env.EARSHOT_DOCS_URL,
     dashboardUrl: env.EARSHOT_DASHBOARD_URL,
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    failedAuthPerMinute: env.RATE_LIMIT_FAILED_AUTH_PER_MINUTE,
     bodyLimitBytes: env.API_BODY_LIMIT_BYTES,
     ingestBodyLimitBytes: env.INGEST_BODY_LIMIT_BYTES,
   };

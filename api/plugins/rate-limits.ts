@@ -9,8 +9,14 @@ import { accessOf, presentedCredential } from './authentication.ts';
  * Failed authentications (a 401 to a presented credential) allowed per window, per client
  * address and per key prefix (`esk_` + 6 characters, the prefix keys are listed with). Past
  * either, requests presenting a credential get 429 before any lookup, until the window ends.
+ * `failedPerMinute` (per address) overrides the default; a prefix gets half of it.
  */
 export const FAILED_AUTHENTICATIONS = { perAddress: 20, perKeyPrefix: 10, windowMs: 60_000 } as const;
+
+function failureLimits(perAddress?: number): { perAddress: number; perKeyPrefix: number } {
+  if (perAddress === undefined) return FAILED_AUTHENTICATIONS;
+  return { perAddress, perKeyPrefix: Math.max(1, Math.floor(perAddress / 2)) };
+}
 
 const address = (request: FastifyRequest) => `ip:${normalizeIP(request.ip)}`;
 
@@ -52,55 +58,57 @@ function rateLimited(detail: string, retryAfterMs: number, location?: string) {
  *
  * Register before the authentication plugin: its failure check must run first.
  */
-export const rateLimitsPlugin = fp<{ perMinute?: number; fallbackPerMinute: number }>(
-  async (app: FastifyInstance, opts) => {
-    await app.register(rateLimit, {
-      global: true,
-      // Route-level `onRequest` hooks run after the application's, so after authentication.
-      hook: 'onRequest',
-      timeWindow: 60_000,
-      allowList: (request) => {
-        const access = accessOf(request);
-        return access === 'open' || access === 'ingest';
-      },
-      keyGenerator: (request) => request.principal?.keyId ?? address(request),
-      max: (request) =>
-        opts.perMinute ?? request.principal?.plan.requests_per_minute ?? opts.fallbackPerMinute,
-      errorResponseBuilder: (_request, context) =>
-        rateLimited(`Rate limit of ${context.max} requests per minute reached`, context.ttl),
-    });
+export const rateLimitsPlugin = fp<{
+  perMinute?: number;
+  fallbackPerMinute: number;
+  failedPerMinute?: number;
+}>(async (app: FastifyInstance, opts) => {
+  await app.register(rateLimit, {
+    global: true,
+    // Route-level `onRequest` hooks run after the application's, so after authentication.
+    hook: 'onRequest',
+    timeWindow: 60_000,
+    allowList: (request) => {
+      const access = accessOf(request);
+      return access === 'open' || access === 'ingest';
+    },
+    keyGenerator: (request) => request.principal?.keyId ?? address(request),
+    max: (request) => opts.perMinute ?? request.principal?.plan.requests_per_minute ?? opts.fallbackPerMinute,
+    errorResponseBuilder: (_request, context) =>
+      rateLimited(`Rate limit of ${context.max} requests per minute reached`, context.ttl),
+  });
 
-    const failures = (max: number, key: (request: FastifyRequest) => string) =>
-      app.createRateLimit({
-        max,
-        timeWindow: FAILED_AUTHENTICATIONS.windowMs,
-        keyGenerator: key,
-        allowList: () => false,
-      });
-    const limits = [
-      { what: 'this address', count: failures(FAILED_AUTHENTICATIONS.perAddress, address) },
-      {
-        what: 'this key prefix',
-        count: failures(
-          FAILED_AUTHENTICATIONS.perKeyPrefix,
-          (request) => `prefix:${displayPrefix(presented(request)?.key ?? '')}`,
-        ),
-      },
-    ];
-    app.addHook('onRequest', async (request) => {
-      const credential = presented(request);
-      if (!credential) return;
-      for (const { what, count } of limits) {
-        const state = await count(request, { increment: false });
-        if (!state.isAllowed && state.remaining === 0) {
-          throw rateLimited(`Too many failed authentications from ${what}`, state.ttl, credential.via);
-        }
+  const failures = (max: number, key: (request: FastifyRequest) => string) =>
+    app.createRateLimit({
+      max,
+      timeWindow: FAILED_AUTHENTICATIONS.windowMs,
+      keyGenerator: key,
+      allowList: () => false,
+    });
+  const allowed = failureLimits(opts.failedPerMinute);
+  const limits = [
+    { what: 'this address', count: failures(allowed.perAddress, address) },
+    {
+      what: 'this key prefix',
+      count: failures(
+        allowed.perKeyPrefix,
+        (request) => `prefix:${displayPrefix(presented(request)?.key ?? '')}`,
+      ),
+    },
+  ];
+  app.addHook('onRequest', async (request) => {
+    const credential = presented(request);
+    if (!credential) return;
+    for (const { what, count } of limits) {
+      const state = await count(request, { increment: false });
+      if (!state.isAllowed && state.remaining === 0) {
+        throw rateLimited(`Too many failed authentications from ${what}`, state.ttl, credential.via);
       }
-    });
+    }
+  });
 
-    app.addHook('onSend', async (request, reply) => {
-      if (reply.statusCode !== 401 || !presented(request)) return;
-      for (const { count } of limits) await count(request);
-    });
-  },
-);
+  app.addHook('onSend', async (request, reply) => {
+    if (reply.statusCode !== 401 || !presented(request)) return;
+    for (const { count } of limits) await count(request);
+  });
+});

@@ -197,6 +197,39 @@ describe('failed authentications are rate limited per address and per key prefix
   });
 });
 
+describe('the failed-authentication limit is configurable', () => {
+  it('takes RATE_LIMIT_FAILED_AUTH_PER_MINUTE per address (and half of it per key prefix)', async () => {
+    const api = await testApi({ failedAuthPerMinute: 6 });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 9; i++) {
+        const res = await api.app.inject({
+          method: 'GET',
+          url: `/v1/organizations/${api.org.id}/projects`,
+          headers: { 'x-api-key': `esk_${String(i).padStart(6, '0')}${'y'.repeat(24)}` },
+          remoteAddress: '198.51.100.9',
+        });
+        statuses.push(res.statusCode);
+      }
+      expect(statuses).toEqual([401, 401, 401, 401, 401, 401, 429, 429, 429]);
+      // Three guesses with one prefix from three addresses: the prefix's limit is 3.
+      const prefixed: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        const res = await api.app.inject({
+          method: 'GET',
+          url: `/v1/organizations/${api.org.id}/projects`,
+          headers: { 'x-api-key': `esk_Qq7Rr1${String(i).padStart(24, 'z')}` },
+          remoteAddress: `198.51.100.${20 + i}`,
+        });
+        prefixed.push(res.statusCode);
+      }
+      expect(prefixed).toEqual([401, 401, 401, 429]);
+    } finally {
+      await api.close();
+    }
+  });
+});
+
 describe('failed ingest-token authentications are rate limited too', () => {
   let api: Api;
   let bb: Awaited<ReturnType<typeof embeddedBackbone>>;
