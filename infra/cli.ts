@@ -10,7 +10,7 @@ import { buildPlatform, createDelivery, createStateStore } from './composition.t
 import { ConfigError, loadConfig } from './config.ts';
 import { registerDlqCommands } from './dlq-commands.ts';
 import { registerIngestCommands } from './ingest-commands.ts';
-import { createLogger } from './logger.ts';
+import { createLogger, logFormatFor } from './logger.ts';
 import { replayGroup } from './operations.ts';
 import { type OperatorActions, OperatorError, operatorActions, parseExpiresIn } from './operator.ts';
 import { PROJECTIONS, ProjectionError, rebuildProjections } from './projections.ts';
@@ -46,7 +46,7 @@ program
       ...(opts.roles ? { EARSHOT_ROLES: opts.roles } : {}),
       ...(opts.port !== undefined ? { PORT: opts.port } : {}),
     });
-    const logger = createLogger(cfg.env.LOG_LEVEL);
+    const logger = createLogger(cfg.env.LOG_LEVEL, 'earshot', undefined, logFormatFor(cfg.env.LOG_FORMAT));
     const starting = startService(cfg, logger);
     // Handlers go in before start-up completes: a signal while consumers are still joining their
     // groups waits for start-up and then stops cleanly (offsets committed, stores closed).

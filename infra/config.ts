@@ -23,6 +23,11 @@ export const EnvSchema = Type.Object({
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info', description: 'pino log level' },
   ),
+  LOG_FORMAT: Type.Union([Type.Literal('auto'), Type.Literal('json'), Type.Literal('pretty')], {
+    default: 'auto',
+    description:
+      'log lines: `pretty` (readable) when stdout is a terminal and JSON lines otherwise, or forced',
+  }),
   EARSHOT_ROLES: Type.String({ default: 'all', description: 'comma-separated roles or `all`' }),
   EARSHOT_DEMO: Type.Union([Type.Literal('on'), Type.Literal('off')], {
     default: 'on',
@@ -77,11 +82,13 @@ export const EnvSchema = Type.Object({
   EARSHOT_PUBLIC_URL: Type.Optional(
     Type.String({ format: 'uri', description: 'public base URL of the API; default http://HOST:PORT' }),
   ),
-  EARSHOT_DOCS_URL: Type.String({
-    format: 'uri',
-    default: 'https://docs.earshot.dev',
-    description: 'documentation host',
-  }),
+  EARSHOT_DOCS_URL: Type.Optional(
+    Type.String({
+      format: 'uri',
+      description:
+        'documentation host that problem `type` URLs point at; default: this service, which serves a page per error code at /errors/{code}',
+    }),
+  ),
   EARSHOT_DASHBOARD_URL: Type.String({
     format: 'uri',
     default: 'https://dashboard.earshot.dev',
