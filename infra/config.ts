@@ -76,7 +76,9 @@ export const EnvSchema = Type.Object({
     description: 'download the local model at start when it is not cached',
   }),
   EARSHOT_MODELS_DIR: Type.Optional(
-    Type.String({ description: 'where local models are cached; default DATA_DIR/models' }),
+    Type.String({
+      description: 'where local models are cached; default $XDG_CACHE_HOME/earshot/models (~/.cache/earshot/models), shared by every data dir',
+    }),
   ),
   DATABASE_URL: OptionalUrl('PostgreSQL connection string; unset = embedded PGlite'),
   EARSHOT_PUBLIC_URL: Type.Optional(

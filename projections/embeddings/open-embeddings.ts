@@ -1,11 +1,6 @@
+import path from 'node:path';
 import type { EmbeddingsAvailability, EmbeddingsPort } from './embeddings-port.ts';
-import {
-  defaultModelsDir,
-  type FetchProgress,
-  fetchModel,
-  findCachedModel,
-  MODEL_NAME,
-} from './model-fetch.ts';
+import { type FetchProgress, fetchModel, findCachedModel, MODEL_NAME } from './model-fetch.ts';
 import { OnnxEmbeddings } from './onnx-embeddings.ts';
 import { OpenAiEmbeddings } from './openai-embeddings.ts';
 
@@ -44,7 +39,7 @@ export function embeddingsConfigFromEnv(env: NodeJS.ProcessEnv = process.env): E
     return value;
   };
   const config: EmbeddingsConfig = {
-    modelsDir: defaultModelsDir(env),
+    modelsDir: env['EARSHOT_MODELS_DIR'] || path.resolve(env['EARSHOT_DATA_DIR'] || './data', 'models'),
     fetchIfMissing: /^(1|on|true|yes)$/i.test(env['EARSHOT_EMBEDDINGS_FETCH'] ?? ''),
   };
   if (env['EARSHOT_EMBEDDINGS_URL']) config.url = env['EARSHOT_EMBEDDINGS_URL'];
