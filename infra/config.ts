@@ -1,7 +1,7 @@
-import path from 'node:path';
 import { FormatRegistry, type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { CRASH_POINTS } from '../ingest/loader/batch-ingest.ts';
+import { dataDirOf } from './data-dir.ts';
 
 if (!FormatRegistry.Has('uri')) FormatRegistry.Set('uri', (v) => URL.canParse(v));
 
@@ -311,5 +311,5 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, overrides: P
     throw new ConfigError(problems);
   }
   const env = withDefaults as Env;
-  return { env, dataDir: path.resolve(env.EARSHOT_DATA_DIR), roles: parseRoles(env.EARSHOT_ROLES) };
+  return { env, dataDir: dataDirOf(env.EARSHOT_DATA_DIR), roles: parseRoles(env.EARSHOT_ROLES) };
 }
