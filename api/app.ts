@@ -8,12 +8,14 @@ import { CatalogLists } from '../projections/catalog/catalog-lists.ts';
 import type { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import type { Accounts } from '../projections/state/accounts.ts';
 import type { StateStore } from '../projections/state/state-store.ts';
+import { pageRoutes } from './pages/pages.ts';
 import { Cursors } from './pagination.ts';
 import { authenticationPlugin } from './plugins/authentication.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
 import { clientErrorHandler, frameworkErrors, problemsPlugin } from './plugins/problems.ts';
 import { rateLimitsPlugin } from './plugins/rate-limits.ts';
 import { textGuardPlugin } from './plugins/text-guard.ts';
+import { RequestLogController } from './request-log.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { advertisingRoutes } from './routes/advertising.ts';
 import { alertDisableRoutes } from './routes/alert-disable.ts';
@@ -90,6 +92,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { settings, services } = deps;
   const app = Fastify({
     loggerInstance: deps.logger,
+    // One line per answered request (probes at debug).
+    logController: new RequestLogController(),
     bodyLimit: settings.bodyLimitBytes,
     // A `__proto__` or `constructor.prototype` key in a JSON body is dropped, like any unknown
     // field, rather than failing the whole body as "not JSON".
@@ -131,6 +135,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     publicUrl: settings.publicUrl,
   });
   await app.register(healthRoutes, { readiness: deps.readiness, metrics: deps.metrics });
+  await app.register(pageRoutes);
   await app.register(accountRoutes, {
     accounts: services.accounts,
     state: services.state,

@@ -14,6 +14,7 @@ import { ingestBench } from './ingest.bench.ts';
 import { mentionsBench, speakersBench } from './mentions.bench.ts';
 import { searchLatencyBench } from './search-latency.bench.ts';
 import { searchRelevanceBench } from './search-relevance.bench.ts';
+import { cliBench, startupBench } from './startup.bench.ts';
 import { webhookSenderBench } from './webhook-sender.bench.ts';
 
 export const BENCHES: Bench[] = [
@@ -29,6 +30,8 @@ export const BENCHES: Bench[] = [
   mentionsBench,
   speakersBench,
   ingestBench,
+  startupBench,
+  cliBench,
 ];
 
 /** Runs the benchmarks (all, or those named), prints a table and writes JSON. */
