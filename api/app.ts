@@ -3,16 +3,24 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Readiness } from '../infra/readiness.ts';
 import type { DeliveryKit } from '../processors/delivery/kit.ts';
+import { TokenSigner } from '../processors/delivery/secrets.ts';
 import type { AnalyticsStore } from '../projections/analytics/analytics-store.ts';
 import type { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import type { Accounts } from '../projections/state/accounts.ts';
+import { ApiKeyUsage } from '../projections/state/api-key-usage.ts';
+import { Memberships } from '../projections/state/memberships.ts';
+import { People } from '../projections/state/people.ts';
+import { Sessions } from '../projections/state/sessions.ts';
 import type { StateStore } from '../projections/state/state-store.ts';
+import type { AttemptLimits, PeopleServices } from './dashboard/context.ts';
+import { registerDashboard } from './dashboard/index.ts';
 import { Cursors } from './pagination.ts';
 import { authenticationPlugin } from './plugins/authentication.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
 import { clientErrorHandler, frameworkErrors, problemsPlugin } from './plugins/problems.ts';
 import { rateLimitsPlugin } from './plugins/rate-limits.ts';
 import { textGuardPlugin } from './plugins/text-guard.ts';
+import { UsageCounter, usagePlugin } from './plugins/usage.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { alertDisableRoutes } from './routes/alert-disable.ts';
 import { type AlertApiExtras, alertApiExtras, alertRoutes } from './routes/alerts.ts';
@@ -34,7 +42,10 @@ export interface ApiSettings {
   /** Public base URL of this API, used in links and the OpenAPI `servers`. */
   publicUrl: string;
   docsUrl: string;
+  /** Public address of the dashboard the API serves under `/dashboard` (`{dashboard_url}`). */
   dashboardUrl: string;
+  /** Sign-in, reset and sign-up attempts allowed (default `ATTEMPT_LIMITS`). */
+  attemptLimits?: AttemptLimits;
   /** Overrides every plan's per-minute request limit when set. */
   rateLimitPerMinute?: number;
   /** Failed authentications allowed per client address and minute (default 20; half per key prefix). */
@@ -59,6 +70,18 @@ export interface ApiServices {
   analytics?: AnalyticsStore;
   /** Batch ingest: producer, ingest state and ingest tokens (absent: the route is not served). */
   ingest?: IngestServices;
+  /** People, sessions, memberships and key usage (default: on `state`, links signed with `delivery.box`). */
+  people?: PeopleServices;
+}
+
+/** The dashboard's services on a state store; verification links are signed with a key of their own. */
+export function peopleServices(state: StateStore, delivery: DeliveryKit): PeopleServices {
+  return {
+    people: new People(state, new TokenSigner(delivery.box, 'account-verification')),
+    sessions: new Sessions(state),
+    memberships: new Memberships(state),
+    usage: new ApiKeyUsage(state),
+  };
 }
 
 export interface AppDeps {
@@ -109,6 +132,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     fallbackPerMinute: 120,
   });
   await app.register(authenticationPlugin, { accounts: services.accounts, docsUrl: settings.docsUrl });
+  const people = services.people ?? peopleServices(services.state, services.delivery);
+  const usageCounter = new UsageCounter(people.usage, app.log);
+  await app.register(usagePlugin, { counter: usageCounter });
 
   await app.register(healthRoutes, { readiness: deps.readiness, metrics: deps.metrics });
   await app.register(accountRoutes, {
@@ -151,5 +177,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ...(search ? { searchPodcasts: (p: { q: string }) => searchPodcasts(search, app.cursors, p) } : {}),
     });
   }
+  await registerDashboard(app as unknown as FastifyInstance, {
+    services: { ...people, accounts: services.accounts, usageCounter, mailer: services.delivery.mailer },
+    settings: { dashboardUrl: settings.dashboardUrl, publicUrl: settings.publicUrl },
+    keys: {
+      cookie: services.delivery.box.subkey('earshot/dashboard/cookie'),
+      csrf: services.delivery.box.subkey('earshot/dashboard/csrf'),
+    },
+    limits: settings.attemptLimits,
+  });
   return app as unknown as FastifyInstance;
 }

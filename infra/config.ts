@@ -82,11 +82,13 @@ export const EnvSchema = Type.Object({
     default: 'https://docs.earshot.dev',
     description: 'documentation host',
   }),
-  EARSHOT_DASHBOARD_URL: Type.String({
-    format: 'uri',
-    default: 'https://dashboard.earshot.dev',
-    description: 'account dashboard',
-  }),
+  EARSHOT_DASHBOARD_URL: Type.Optional(
+    Type.String({
+      format: 'uri',
+      description:
+        'public address of the account dashboard the api role serves under /dashboard; default PUBLIC_URL/dashboard',
+    }),
+  ),
   EARSHOT_BOOTSTRAP_API_KEY: Type.Optional(
     Type.String({
       pattern: '^esk_[A-Za-z0-9_-]{24,}$',
@@ -149,6 +151,17 @@ export const EnvSchema = Type.Object({
     format: 'uri',
     default: 'https://slack.com/api',
     description: 'team-chat Web API base (chat.postMessage-compatible)',
+  }),
+  EARSHOT_CHAT_CLIENT_ID: Type.Optional(
+    Type.String({ minLength: 1, description: 'client id of the team-chat app (OAuth v2 install)' }),
+  ),
+  EARSHOT_CHAT_CLIENT_SECRET: Type.Optional(
+    Type.String({ minLength: 1, description: 'client secret of the team-chat app (OAuth v2 install)' }),
+  ),
+  EARSHOT_CHAT_AUTHORIZE_URL: Type.String({
+    format: 'uri',
+    default: 'https://slack.com/oauth/v2/authorize',
+    description: "the team-chat platform's OAuth v2 authorization page",
   }),
   EARSHOT_DELIVERY_RETRY_SCHEDULE: Type.String({
     default: '0s,5s,5m,30m,2h',
@@ -230,6 +243,11 @@ export function publicUrlOf(config: Config): string {
   return (
     env.EARSHOT_PUBLIC_URL ?? `http://${env.HOST === '0.0.0.0' ? '127.0.0.1' : env.HOST}:${env.PORT}`
   ).replace(/\/$/, '');
+}
+
+/** Public address of the dashboard: `EARSHOT_DASHBOARD_URL`, else the public URL + `/dashboard`. */
+export function dashboardUrlOf(config: Config): string {
+  return (config.env.EARSHOT_DASHBOARD_URL ?? `${publicUrlOf(config)}/dashboard`).replace(/\/$/, '');
 }
 
 /** Reads and validates configuration; throws ConfigError naming each offending variable. */

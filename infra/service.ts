@@ -11,7 +11,7 @@ import { pipelineSteps, pipelineTasks } from '../processors/pipeline.ts';
 import { IngestTokens } from '../projections/state/ingest-tokens.ts';
 import { adminSocketPath, startAdminSocket } from './admin-socket.ts';
 import { buildPlatform, createFeedHttp, type Platform } from './composition.ts';
-import { type Config, publicUrlOf } from './config.ts';
+import { type Config, dashboardUrlOf, publicUrlOf } from './config.ts';
 import { consumerMetrics, Metrics } from './metrics.ts';
 import { operatorActions } from './operator.ts';
 import { Readiness } from './readiness.ts';
@@ -31,7 +31,7 @@ export function apiSettings(config: Config): ApiSettings {
   return {
     publicUrl: publicUrlOf(config),
     docsUrl: env.EARSHOT_DOCS_URL,
-    dashboardUrl: env.EARSHOT_DASHBOARD_URL,
+    dashboardUrl: dashboardUrlOf(config),
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     failedAuthPerMinute: env.RATE_LIMIT_FAILED_AUTH_PER_MINUTE,
     bodyLimitBytes: env.API_BODY_LIMIT_BYTES,

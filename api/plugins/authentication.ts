@@ -58,23 +58,36 @@ export function presentedCredential(request: FastifyRequest): { key: string; via
 /**
  * API-key authentication for `/v1` routes. Any presented credential, even an invalid one,
  * takes the account path (401 when it does not verify, `api_key_expired` past its expiry). Keys
- * are looked up by SHA-256 digest; verified keys are cached for a few seconds, so a revocation
- * takes effect within that time (an expiry at once: it is checked on every request).
+ * are looked up by SHA-256 digest; verified keys are cached for a few seconds. A revocation made
+ * in this process drops the key from the cache at once; one made by another process sharing the
+ * state store takes effect here within the cache time. An expiry takes effect at once: it is
+ * checked on every request.
  */
 export const authenticationPlugin = fp<{ accounts: Accounts; docsUrl: string }>(
   async (app: FastifyInstance, { accounts, docsUrl }) => {
     const cache = new Map<string, { principal?: Principal; until: number }>();
     const touched = new Map<string, number>();
+    let revocations = 0;
 
     async function lookup(key: string): Promise<Principal | undefined> {
       const now = Date.now();
       const hit = cache.get(key);
       if (hit && hit.until > now) return hit.principal;
+      const seen = revocations;
       const principal = await accounts.authenticate(key);
       if (cache.size > 10_000) cache.clear();
-      cache.set(key, { principal, until: now + CACHE_MS });
+      // A lookup that a revocation overtook may have read the key as live: not cached.
+      if (seen === revocations) cache.set(key, { principal, until: now + CACHE_MS });
       return principal;
     }
+
+    // A key revoked in this process (dashboard, operator CLI through the admin socket) is
+    // refused from the next request on, not after the cache's few seconds.
+    const stop = accounts.onRevoked((keyId) => {
+      revocations++;
+      for (const [key, hit] of cache) if (hit.principal?.keyId === keyId) cache.delete(key);
+    });
+    app.addHook('onClose', async () => stop());
 
     app.decorateRequest('principal', undefined);
     app.addHook('onRequest', async (request) => {

@@ -1,0 +1,86 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Accounts, Plan, Principal, Project } from '../../projections/state/accounts.ts';
+import type { ApiKeyUsage } from '../../projections/state/api-key-usage.ts';
+import type { Memberships, Role } from '../../projections/state/memberships.ts';
+import type { People } from '../../projections/state/people.ts';
+import type { Sessions } from '../../projections/state/sessions.ts';
+import type { UsageCounter } from '../plugins/usage.ts';
+import type { Html } from './html.ts';
+import type { View } from './layout.ts';
+import type { AccountMail } from './mails.ts';
+import { dashboardLink } from './paths.ts';
+import { notFound, type Visits } from './visit.ts';
+
+/** People, their sessions and organizations, and key usage: what the dashboard adds to the API's services. */
+export interface PeopleServices {
+  people: People;
+  sessions: Sessions;
+  memberships: Memberships;
+  usage: ApiKeyUsage;
+}
+
+/** Requests allowed per window, per client address and per address typed in the form. */
+export interface AttemptLimits {
+  signIn: { perClient: number; perAccount: number; windowMs: number };
+  reset: { perClient: number; perAccount: number; windowMs: number };
+  signUp: { perClient: number; windowMs: number };
+}
+
+export const ATTEMPT_LIMITS: AttemptLimits = {
+  signIn: { perClient: 20, perAccount: 10, windowMs: 10 * 60_000 },
+  reset: { perClient: 10, perAccount: 3, windowMs: 60 * 60_000 },
+  signUp: { perClient: 10, windowMs: 60 * 60_000 },
+};
+
+/** What every page module is given. */
+export interface DashboardContext extends PeopleServices {
+  accounts: Accounts;
+  usageCounter: UsageCounter;
+  visits: Visits;
+  mail: AccountMail;
+  limits: AttemptLimits;
+  /** Public address of the dashboard (`{dashboard_url}`), for mailed links. */
+  dashboardUrl: string;
+  /** Path prefix of the pages as people reach them (the path of `dashboardUrl`). */
+  base: string;
+  /** Public base URL of the API, for examples on the pages. */
+  publicUrl: string;
+  /** The view of a page: links, the session's form token, the signed-in person. */
+  view(request: FastifyRequest, csrf?: string): View;
+  /** Sends a page (`text/html`, never cached). */
+  send(reply: FastifyReply, page: Html, status?: number): FastifyReply;
+  /** An absolute link to a page, for mails. */
+  link(path: string): string;
+  /** The project of a signed-in member (404 for anyone else), with its plan. */
+  memberProject(request: FastifyRequest, projectId: string): Promise<ProjectAccess>;
+}
+
+export interface ProjectAccess {
+  project: Project;
+  plan: Plan;
+  role: Role;
+  /** The project as the services of the API see the caller: as a key of the project would. */
+  principal: Principal;
+}
+
+export function createLink(dashboardUrl: string) {
+  return (path: string) => dashboardLink(dashboardUrl, path);
+}
+
+/** The project a signed-in member asks for, or 404 (also when it exists in another organization). */
+export async function memberProject(
+  ctx: Pick<DashboardContext, 'memberships' | 'accounts' | 'visits'>,
+  request: FastifyRequest,
+  projectId: string,
+): Promise<ProjectAccess> {
+  const user = ctx.visits.requireUser(request);
+  const found = await ctx.memberships.projectOf(user.id, projectId);
+  if (!found) throw notFound();
+  const plan = await ctx.accounts.plan(found.project.plan_code);
+  return {
+    project: found.project,
+    plan,
+    role: found.role,
+    principal: { keyId: `user:${user.id}`, project: found.project, plan, expiresAt: null },
+  };
+}
