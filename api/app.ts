@@ -179,7 +179,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   await registerDashboard(app as unknown as FastifyInstance, {
     services: { ...people, accounts: services.accounts, usageCounter, mailer: services.delivery.mailer },
-    settings: { dashboardUrl: settings.dashboardUrl, publicUrl: settings.publicUrl },
+    settings: {
+      dashboardUrl: settings.dashboardUrl,
+      publicUrl: settings.publicUrl,
+      rateLimitPerMinute: settings.rateLimitPerMinute,
+    },
     keys: {
       cookie: services.delivery.box.subkey('earshot/dashboard/cookie'),
       csrf: services.delivery.box.subkey('earshot/dashboard/csrf'),

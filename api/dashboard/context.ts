@@ -45,6 +45,8 @@ export interface DashboardContext extends PeopleServices {
   base: string;
   /** Public base URL of the API, for examples on the pages. */
   publicUrl: string;
+  /** The requests per minute a key of a plan may make (the plan's, unless configured for all keys). */
+  requestsPerMinute(plan: Plan): number;
   /** The view of a page: links, the session's form token, the signed-in person. */
   view(request: FastifyRequest, csrf?: string): View;
   /** Sends a page (`text/html`, never cached). */

@@ -37,8 +37,11 @@ export const DASHBOARD_PREFIX = '/dashboard';
 
 export interface DashboardOptions {
   services: PeopleServices & { accounts: Accounts; usageCounter: UsageCounter; mailer?: Mailer };
-  /** `{dashboard_url}` (public address of the pages) and the API's public URL. */
-  settings: { dashboardUrl: string; publicUrl: string };
+  /**
+   * `{dashboard_url}` (public address of the pages), the API's public URL, and the per-key rate
+   * limit that overrides every plan's when set (`RATE_LIMIT_PER_MINUTE`).
+   */
+  settings: { dashboardUrl: string; publicUrl: string; rateLimitPerMinute?: number };
   /** Keys of the cookie signature and of the CSRF tokens (derived from the secrets key). */
   keys: { cookie: Buffer; csrf: Buffer };
   limits?: AttemptLimits;
@@ -121,6 +124,7 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
     dashboardUrl,
     base: publicBase,
     publicUrl: settings.publicUrl.replace(/\/$/, ''),
+    requestsPerMinute: (plan) => settings.rateLimitPerMinute ?? plan.requests_per_minute,
     view,
     send,
     link: createLink(dashboardUrl),

@@ -141,6 +141,7 @@ ${select({ name: 'expires', label: 'Expires', options: LIFETIMES.map((l) => ({ v
       ctx.usage.ofProject(project.id, USAGE_DAYS),
     ]);
     const now = Date.now();
+    const limit = ctx.requestsPerMinute(plan);
     const days = Array.from({ length: USAGE_DAYS }, (_, i) =>
       new Date(now - (USAGE_DAYS - 1 - i) * DAY_MS).toISOString().slice(0, 10),
     ).reverse();
@@ -160,7 +161,7 @@ ${select({ name: 'expires', label: 'Expires', options: LIFETIMES.map((l) => ({ v
       .map((k) => [
         html`${k.name} <code>${k.display_prefix}…</code>`,
         html`<span class="num">${ctx.usageCounter.thisMinute(k.id, now).toLocaleString('en-US')}</span>`,
-        html`<span class="num">${plan.requests_per_minute.toLocaleString('en-US')}</span>`,
+        html`<span class="num">${limit.toLocaleString('en-US')}</span>`,
         html`<span class="num">${(byDayKey.get(`${today} ${k.id}`)?.rate_limited ?? 0).toLocaleString('en-US')}</span>`,
       ]);
     return ctx.send(
@@ -175,7 +176,7 @@ ${select({ name: 'expires', label: 'Expires', options: LIFETIMES.map((l) => ({ v
         ],
         tabs: projectTabs(view, project.id, 'Usage'),
         body: html`<h2>Rate limits</h2>
-<p>Each key may make ${plan.requests_per_minute.toLocaleString('en-US')} requests per minute on the ${plan.name} plan; past that the API answers <code>429</code> with <code>Retry-After</code>. Requests this minute are those this API process served.</p>
+<p>Each key may make ${limit.toLocaleString('en-US')} requests per minute${limit === plan.requests_per_minute ? ` on the ${plan.name} plan` : ' (set for every key on this deployment)'}; past that the API answers <code>429</code> with <code>Retry-After</code>. Requests this minute are those this API process served.</p>
 ${table({ caption: 'Rate-limit state per key', hideCaption: true, head: ['Key', 'Requests this minute', 'Limit per minute', 'Refused (429) today'], rows: limitRows, empty: 'No active keys.' })}
 <h2>Requests per day</h2>
 <p>The last ${USAGE_DAYS} days (UTC), every authenticated request counted, refused ones included: ${plural(
