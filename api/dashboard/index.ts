@@ -80,6 +80,18 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
 
   await app.register(cookie, { secret: opts.keys.cookie });
   await app.register(formbody, { bodyLimit: 64 * 1024 });
+  // Server time of each answer (`Server-Timing: app;dur=<ms>`), from the request's arrival to its
+  // answer being ready: what the dashboard bench reads.
+  const arrived = new WeakMap<FastifyRequest, bigint>();
+  app.addHook('onRequest', async (request) => {
+    arrived.set(request, process.hrtime.bigint());
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    const start = arrived.get(request);
+    if (start !== undefined)
+      reply.header('server-timing', `app;dur=${(Number(process.hrtime.bigint() - start) / 1e6).toFixed(1)}`);
+    return payload;
+  });
   const visits = new Visits({
     sessions: services.sessions,
     csrfKey: opts.keys.csrf,
