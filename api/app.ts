@@ -12,7 +12,7 @@ import { Memberships } from '../projections/state/memberships.ts';
 import { People } from '../projections/state/people.ts';
 import { Sessions } from '../projections/state/sessions.ts';
 import type { StateStore } from '../projections/state/state-store.ts';
-import type { AttemptLimits, PeopleServices } from './dashboard/context.ts';
+import type { AttemptLimits, ChatOAuthSettings, PeopleServices } from './dashboard/context.ts';
 import { registerDashboard } from './dashboard/index.ts';
 import { Cursors } from './pagination.ts';
 import { authenticationPlugin } from './plugins/authentication.ts';
@@ -46,6 +46,8 @@ export interface ApiSettings {
   dashboardUrl: string;
   /** Sign-in, reset and sign-up attempts allowed (default `ATTEMPT_LIMITS`). */
   attemptLimits?: AttemptLimits;
+  /** The team-chat app, for the install from the dashboard (absent: not offered). */
+  chatOAuth?: ChatOAuthSettings;
   /** Overrides every plan's per-minute request limit when set. */
   rateLimitPerMinute?: number;
   /** Failed authentications allowed per client address and minute (default 20; half per key prefix). */
@@ -178,15 +180,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
   await registerDashboard(app as unknown as FastifyInstance, {
-    services: { ...people, accounts: services.accounts, usageCounter, mailer: services.delivery.mailer },
+    services: { ...people, accounts: services.accounts, usageCounter, delivery: services.delivery },
     settings: {
       dashboardUrl: settings.dashboardUrl,
       publicUrl: settings.publicUrl,
       rateLimitPerMinute: settings.rateLimitPerMinute,
+      chatOAuth: settings.chatOAuth,
     },
     keys: {
       cookie: services.delivery.box.subkey('earshot/dashboard/cookie'),
       csrf: services.delivery.box.subkey('earshot/dashboard/csrf'),
+      chatInstall: new TokenSigner(services.delivery.box, 'chat-install'),
     },
     limits: settings.attemptLimits,
   });

@@ -273,5 +273,15 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, overrides: P
     throw new ConfigError(problems);
   }
   const env = withDefaults as Env;
+  if (Boolean(env.EARSHOT_CHAT_CLIENT_ID) !== Boolean(env.EARSHOT_CHAT_CLIENT_SECRET)) {
+    const missing = env.EARSHOT_CHAT_CLIENT_ID ? 'EARSHOT_CHAT_CLIENT_SECRET' : 'EARSHOT_CHAT_CLIENT_ID';
+    throw new ConfigError([
+      {
+        variable: missing,
+        message: 'the team-chat install needs both EARSHOT_CHAT_CLIENT_ID and EARSHOT_CHAT_CLIENT_SECRET',
+        value: undefined,
+      },
+    ]);
+  }
   return { env, dataDir: path.resolve(env.EARSHOT_DATA_DIR), roles: parseRoles(env.EARSHOT_ROLES) };
 }

@@ -36,6 +36,15 @@ export function apiSettings(config: Config): ApiSettings {
     failedAuthPerMinute: env.RATE_LIMIT_FAILED_AUTH_PER_MINUTE,
     bodyLimitBytes: env.API_BODY_LIMIT_BYTES,
     ingestBodyLimitBytes: env.INGEST_BODY_LIMIT_BYTES,
+    ...(env.EARSHOT_CHAT_CLIENT_ID && env.EARSHOT_CHAT_CLIENT_SECRET
+      ? {
+          chatOAuth: {
+            clientId: env.EARSHOT_CHAT_CLIENT_ID,
+            clientSecret: env.EARSHOT_CHAT_CLIENT_SECRET,
+            authorizeUrl: env.EARSHOT_CHAT_AUTHORIZE_URL,
+          },
+        }
+      : {}),
   };
 }
 

@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { DeliveryKit } from '../../processors/delivery/kit.ts';
 import type { Accounts, Plan, Principal, Project } from '../../projections/state/accounts.ts';
 import type { ApiKeyUsage } from '../../projections/state/api-key-usage.ts';
 import type { Memberships, Role } from '../../projections/state/memberships.ts';
-import type { People } from '../../projections/state/people.ts';
+import type { LinkSigner, People } from '../../projections/state/people.ts';
 import type { Sessions } from '../../projections/state/sessions.ts';
 import type { UsageCounter } from '../plugins/usage.ts';
 import type { Html } from './html.ts';
@@ -32,9 +33,23 @@ export const ATTEMPT_LIMITS: AttemptLimits = {
   signUp: { perClient: 10, windowMs: 60 * 60_000 },
 };
 
+/** The team-chat app of this deployment, for the OAuth v2 install. */
+export interface ChatOAuthSettings {
+  clientId: string;
+  clientSecret: string;
+  /** The platform's authorization page (`EARSHOT_CHAT_AUTHORIZE_URL`). */
+  authorizeUrl: string;
+}
+
 /** What every page module is given. */
 export interface DashboardContext extends PeopleServices {
   accounts: Accounts;
+  /** Webhook and team-chat connections, the chat API, the outbound guard. */
+  delivery: DeliveryKit;
+  /** Absent: the install from the dashboard is not configured. */
+  chatOAuth?: ChatOAuthSettings;
+  /** Signs the `state` of a team-chat install. */
+  chatInstallLinks: LinkSigner;
   usageCounter: UsageCounter;
   visits: Visits;
   mail: AccountMail;

@@ -11,13 +11,15 @@ import type {
   FastifyReply,
   FastifyRequest,
 } from 'fastify';
-import type { Mailer } from '../../processors/delivery/mailer.ts';
+import type { DeliveryKit } from '../../processors/delivery/kit.ts';
 import type { Accounts } from '../../projections/state/accounts.ts';
+import type { LinkSigner } from '../../projections/state/people.ts';
 import type { UsageCounter } from '../plugins/usage.ts';
 import { ERROR_CODES, ProblemError } from '../problem.ts';
 import {
   ATTEMPT_LIMITS,
   type AttemptLimits,
+  type ChatOAuthSettings,
   createLink,
   type DashboardContext,
   memberProject,
@@ -27,6 +29,7 @@ import { type Html, html } from './html.ts';
 import { page, type View } from './layout.ts';
 import { AccountMail } from './mails.ts';
 import { accountPages } from './pages/account.ts';
+import { chatPages } from './pages/chat.ts';
 import { keyPages } from './pages/keys.ts';
 import { organizationPages } from './pages/organizations.ts';
 import { projectPages } from './pages/projects.ts';
@@ -36,14 +39,19 @@ import { PageError, Redirect, Visits } from './visit.ts';
 export const DASHBOARD_PREFIX = '/dashboard';
 
 export interface DashboardOptions {
-  services: PeopleServices & { accounts: Accounts; usageCounter: UsageCounter; mailer?: Mailer };
+  services: PeopleServices & { accounts: Accounts; usageCounter: UsageCounter; delivery: DeliveryKit };
   /**
    * `{dashboard_url}` (public address of the pages), the API's public URL, and the per-key rate
    * limit that overrides every plan's when set (`RATE_LIMIT_PER_MINUTE`).
    */
-  settings: { dashboardUrl: string; publicUrl: string; rateLimitPerMinute?: number };
-  /** Keys of the cookie signature and of the CSRF tokens (derived from the secrets key). */
-  keys: { cookie: Buffer; csrf: Buffer };
+  settings: {
+    dashboardUrl: string;
+    publicUrl: string;
+    rateLimitPerMinute?: number;
+    chatOAuth?: ChatOAuthSettings;
+  };
+  /** Keys of the cookie signature and of the CSRF tokens, and the signer of install states (from the secrets key). */
+  keys: { cookie: Buffer; csrf: Buffer; chatInstall: LinkSigner };
   limits?: AttemptLimits;
 }
 
@@ -131,7 +139,9 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
   const ctx: DashboardContext = {
     ...services,
     visits,
-    mail: new AccountMail(services.mailer, app.log),
+    mail: new AccountMail(services.delivery.mailer, app.log),
+    chatOAuth: settings.chatOAuth,
+    chatInstallLinks: opts.keys.chatInstall,
     limits: opts.limits ?? ATTEMPT_LIMITS,
     dashboardUrl,
     base: publicBase,
@@ -189,6 +199,7 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
   organizationPages(app, ctx);
   projectPages(app, ctx);
   keyPages(app, ctx);
+  chatPages(app, ctx);
 
   // Expired sessions are deleted now and then (a visitor's lasts 2 hours).
   const sweep = setInterval(() => {
