@@ -126,14 +126,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('cursors', new Cursors(services.delivery.box));
   await app.register(problemsPlugin, { docsUrl: settings.docsUrl });
   await app.register(textGuardPlugin);
-  await app.register(openapiPlugin, { publicUrl: settings.publicUrl, docsUrl: settings.docsUrl });
+  await app.register(openapiPlugin, {
+    publicUrl: settings.publicUrl,
+    docsUrl: settings.docsUrl,
+    dashboardUrl: settings.dashboardUrl,
+  });
   // Rate limits first: their failed-authentication check runs before a key is looked up.
   await app.register(rateLimitsPlugin, {
     perMinute: settings.rateLimitPerMinute,
     failedPerMinute: settings.failedAuthPerMinute,
     fallbackPerMinute: 120,
   });
-  await app.register(authenticationPlugin, { accounts: services.accounts, docsUrl: settings.docsUrl });
+  await app.register(authenticationPlugin, {
+    accounts: services.accounts,
+    dashboardUrl: settings.dashboardUrl,
+  });
   const people = services.people ?? peopleServices(services.state, services.delivery);
   const usageCounter = new UsageCounter(people.usage, app.log);
   await app.register(usagePlugin, { counter: usageCounter });

@@ -3,7 +3,8 @@
  * + `/dashboard`). Pages link with these, and so do API answers that send a person to a page
  * (problem `resolve.url`, `/auth.md`, `/llms.txt`, OpenAPI descriptions, webhook envelopes).
  */
-const e = encodeURIComponent;
+/** An id in a path; a `{placeholder}` is kept as it is (for documents describing the pages). */
+const e = (v: string) => (/^\{[A-Za-z]+\}$/.test(v) ? v : encodeURIComponent(v));
 
 export const dashboardPaths = {
   home: () => '/',

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { type Accounts, isExpired, type Principal } from '../../projections/state/accounts.ts';
+import { dashboardLink, dashboardPaths } from '../dashboard/paths.ts';
 import { problem } from '../problem.ts';
 
 declare module 'fastify' {
@@ -63,8 +64,8 @@ export function presentedCredential(request: FastifyRequest): { key: string; via
  * state store takes effect here within the cache time. An expiry takes effect at once: it is
  * checked on every request.
  */
-export const authenticationPlugin = fp<{ accounts: Accounts; docsUrl: string }>(
-  async (app: FastifyInstance, { accounts, docsUrl }) => {
+export const authenticationPlugin = fp<{ accounts: Accounts; dashboardUrl: string }>(
+  async (app: FastifyInstance, { accounts, dashboardUrl }) => {
     const cache = new Map<string, { principal?: Principal; until: number }>();
     const touched = new Map<string, number>();
     let revocations = 0;
@@ -99,9 +100,9 @@ export const authenticationPlugin = fp<{ accounts: Accounts; docsUrl: string }>(
           headers: { 'www-authenticate': 'Bearer realm="earshot"' },
           resolve: {
             message:
-              'Create a key in the dashboard and send it as X-API-Key, Authorization: Bearer, or ?api-key=.',
+              'Sign up or sign in to the dashboard, mint a key for your project, and send it as X-API-Key, Authorization: Bearer, or ?api-key=.',
             action: 'provide_api_key',
-            url: `${docsUrl.replace(/\/$/, '')}/authentication`,
+            url: dashboardLink(dashboardUrl, dashboardPaths.home()),
           },
         });
       }
@@ -118,9 +119,10 @@ export const authenticationPlugin = fp<{ accounts: Accounts; docsUrl: string }>(
           errors: [{ location: credential.via, message: 'has expired' }],
           headers: { 'www-authenticate': 'Bearer realm="earshot", error="invalid_token"' },
           resolve: {
-            message: 'Send a key that has not expired; ask an operator to mint a new key for the project.',
+            message:
+              "Send a key that has not expired; mint a new one on the project's keys page in the dashboard.",
             action: 'provide_api_key',
-            url: `${docsUrl.replace(/\/$/, '')}/authentication`,
+            url: dashboardLink(dashboardUrl, dashboardPaths.keys(principal.project.id)),
           },
         });
       }

@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import { type Accounts, newId, type Project } from '../../projections/state/accounts.ts';
 import { type StateStore, sqlState, UNIQUE_VIOLATION } from '../../projections/state/state-store.ts';
+import { dashboardLink, dashboardPaths } from '../dashboard/paths.ts';
 import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { principalOf } from '../plugins/authentication.ts';
 import { problem } from '../problem.ts';
@@ -134,17 +136,17 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
     schema: {
       tags: ['accounts'],
       summary: 'Always refused: keys are managed in the dashboard',
-      description: KEY_MANAGEMENT_REFUSAL,
+      description: `${KEY_MANAGEMENT_REFUSAL} The project's keys page: ${dashboardLink(dashboardUrl, dashboardPaths.keys('{projectId}'))}.`,
       params: Type.Object({ [param]: Type.String({ maxLength: 200 }) }),
       response: withProblems({}),
     },
   });
-  const refusal = async () => {
+  const refusal = async (request: FastifyRequest) => {
     throw problem('credential_management_forbidden', KEY_MANAGEMENT_REFUSAL, {
       resolve: {
-        message: 'Manage API keys in the dashboard.',
+        message: 'Mint and revoke API keys in the dashboard, signed in.',
         action: 'use_dashboard',
-        url: `${dashboardUrl}/api-keys`,
+        url: dashboardLink(dashboardUrl, dashboardPaths.keys(principalOf(request).project.id)),
       },
     });
   };

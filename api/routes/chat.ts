@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { DeliveryKit } from '../../processors/delivery/kit.ts';
 import type { ChatConnection } from '../../projections/alerts/chat-connections.ts';
+import { dashboardLink, dashboardPaths } from '../dashboard/paths.ts';
 import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { problem } from '../problem.ts';
 import { Timestamp, withProblems } from '../schemas.ts';
@@ -70,6 +71,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ delivery: DeliveryKit; dash
       schema: {
         tags: ['team chat'],
         summary: 'List connected team-chat workspaces',
+        description: `A workspace is connected by installing the app from the project's team chat page in the dashboard (${dashboardLink(dashboardUrl, dashboardPaths.chat('{projectId}'))}).`,
         params: Type.Object({ projectId: Type.String({ maxLength: 200 }) }),
         querystring: Type.Object(pageQuery()),
         response: withProblems({ 200: ListEnvelope(ChatConnectionSchema) }),
@@ -121,7 +123,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ delivery: DeliveryKit; dash
                 message:
                   'Reinstall the app for this workspace from the dashboard, then use the new connection.',
                 action: 'reconnect_chat_workspace',
-                url: `${dashboardUrl.replace(/\/$/, '')}/integrations`,
+                url: dashboardLink(dashboardUrl, dashboardPaths.chat(principal.project.id)),
               },
             },
           );

@@ -93,6 +93,19 @@ describe('dashboard team chat', () => {
     });
     expect(listed.json().data).toMatchObject([{ team_name: 'Acme Newsroom', team_id: 'T0ACME' }]);
 
+    // A token the platform no longer accepts: the API's answer sends the person to this page.
+    const stale = await api.delivery.chat.create({ projectId, name: 'stale', token: 'xoxb-revoked' });
+    const channels = await api.app.inject({
+      method: 'GET',
+      url: `/v1/projects/${projectId}/slack/connections/${stale.id}/channels`,
+      headers: { 'x-api-key': key },
+    });
+    expect(channels.statusCode).toBe(422);
+    const resolve = (channels.json() as { resolve: { url: string } }).resolve;
+    expect(resolve.url).toBe(`http://127.0.0.1:8080/dashboard/projects/${projectId}/chat`);
+    expect((await browser.get(new URL(resolve.url).pathname)).status).toBe(200);
+    await api.delivery.chat.delete(projectId, stale.id);
+
     // Deleting it from the page.
     const id = /\/chat\/(chc_[a-z0-9]+)\/delete/.exec(page.body)![1]!;
     const deleted = await browser.post(`/projects/${projectId}/chat/${id}/delete`, {}, { follow: true });
