@@ -1,117 +1,12 @@
-import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import { type SecretBox, TokenSigner } from '../../processors/delivery/secrets.ts';
 import { People } from '../../projections/state/people.ts';
 import type { StateStore } from '../../projections/state/state-store.ts';
+import { PageClient } from './page-client.ts';
 import type { CapturedMail } from './smtp.ts';
 
-export interface Page {
-  status: number;
-  body: string;
-  headers: OutgoingHttpHeaders;
-  /** `location` of a redirect. */
-  location?: string;
-}
-
-/**
- * A browser-like client of the dashboard over `inject`: keeps the cookies it is given, sends the
- * CSRF token of the last page it read with each form (unless told otherwise), and follows
- * redirects when asked.
- */
-export class PageClient {
-  readonly cookies = new Map<string, string>();
-  last?: Page;
-  /** The form token of the last page that had a form. */
-  csrf?: string;
-
-  constructor(
-    private readonly app: FastifyInstance,
-    readonly base = '/dashboard',
-  ) {}
-
-  private cookieHeader(): string | undefined {
-    if (this.cookies.size === 0) return undefined;
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-  }
-
-  private keep(headers: OutgoingHttpHeaders): void {
-    const set = headers['set-cookie'];
-    for (const c of set === undefined ? [] : Array.isArray(set) ? set : [set]) {
-      const [pair] = String(c).split(';');
-      const i = pair!.indexOf('=');
-      const name = pair!.slice(0, i);
-      const value = pair!.slice(i + 1);
-      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(c)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-  }
-
-  private url(path: string): string {
-    return path.startsWith(this.base) ? path : `${this.base}${path}`;
-  }
-
-  async get(path: string, opts: { follow?: boolean } = {}): Promise<Page> {
-    const res = await this.app.inject({
-      method: 'GET',
-      url: this.url(path),
-      headers: this.cookieHeader() ? { cookie: this.cookieHeader()! } : {},
-    });
-    this.keep(res.headers);
-    const page: Page = {
-      status: res.statusCode,
-      body: res.body,
-      headers: res.headers,
-      location: res.headers.location as string | undefined,
-    };
-    if (opts.follow && page.location && res.statusCode >= 300 && res.statusCode < 400)
-      return this.get(page.location, opts);
-    this.read(page);
-    return page;
-  }
-
-  private read(page: Page): void {
-    this.last = page;
-    this.csrf = csrfOf(page.body) ?? this.csrf;
-  }
-
-  /** Posts a form; `_csrf` is the token of the last form read unless `csrf` says otherwise (`null`: none). */
-  async post(
-    path: string,
-    fields: Record<string, string | string[]>,
-    opts: { csrf?: string | null; follow?: boolean } = {},
-  ): Promise<Page> {
-    const body = new URLSearchParams();
-    const csrf = opts.csrf === undefined ? this.csrf : opts.csrf;
-    if (csrf !== null && csrf !== undefined) body.append('_csrf', csrf);
-    for (const [k, v] of Object.entries(fields))
-      for (const one of Array.isArray(v) ? v : [v]) body.append(k, one);
-    const res = await this.app.inject({
-      method: 'POST',
-      url: this.url(path),
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        ...(this.cookieHeader() ? { cookie: this.cookieHeader()! } : {}),
-      },
-      payload: body.toString(),
-    });
-    this.keep(res.headers);
-    const page: Page = {
-      status: res.statusCode,
-      body: res.body,
-      headers: res.headers,
-      location: res.headers.location as string | undefined,
-    };
-    if (opts.follow && page.location && res.statusCode >= 300 && res.statusCode < 400)
-      return this.get(page.location, opts);
-    this.read(page);
-    return page;
-  }
-}
-
-export function csrfOf(body: string): string | undefined {
-  return /name="_csrf" value="([^"]*)"/.exec(body)?.[1];
-}
+export { csrfOf, type Page, PageClient } from './page-client.ts';
 
 /** The first link in a mail's text that starts with `prefix`. */
 export function linkIn(mail: CapturedMail, prefix: string): string {
