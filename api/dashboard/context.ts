@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DeliveryKit } from '../../processors/delivery/kit.ts';
+import type { Destination, TestDelivery } from '../../processors/delivery/test-send.ts';
 import type { Accounts, Plan, Principal, Project } from '../../projections/state/accounts.ts';
 import type { ApiKeyUsage } from '../../projections/state/api-key-usage.ts';
 import type { Memberships, Role } from '../../projections/state/memberships.ts';
@@ -50,6 +51,10 @@ export interface DashboardContext extends PeopleServices {
   chatOAuth?: ChatOAuthSettings;
   /** Signs the `state` of a team-chat install. */
   chatInstallLinks: LinkSigner;
+  /** A webhook URL as the outbound guard reads it (canonical, or why it is refused). */
+  destination(url: string): Promise<Destination>;
+  /** A signed test send to a live webhook connection of the project (404 when there is none). */
+  testWebhook(projectId: string, connectionId: string): Promise<TestDelivery>;
   usageCounter: UsageCounter;
   visits: Visits;
   mail: AccountMail;

@@ -12,6 +12,7 @@ import type {
   FastifyRequest,
 } from 'fastify';
 import type { DeliveryKit } from '../../processors/delivery/kit.ts';
+import { checkDestination, sendTestToConnection } from '../../processors/delivery/test-send.ts';
 import type { Accounts } from '../../projections/state/accounts.ts';
 import type { LinkSigner } from '../../projections/state/people.ts';
 import type { UsageCounter } from '../plugins/usage.ts';
@@ -33,7 +34,9 @@ import { chatPages } from './pages/chat.ts';
 import { keyPages } from './pages/keys.ts';
 import { organizationPages } from './pages/organizations.ts';
 import { projectPages } from './pages/projects.ts';
-import { PageError, Redirect, Visits } from './visit.ts';
+import { webhookPages } from './pages/webhooks.ts';
+import { dashboardPaths } from './paths.ts';
+import { notFound, PageError, Redirect, Visits } from './visit.ts';
 
 /** Where the api role serves the dashboard. */
 export const DASHBOARD_PREFIX = '/dashboard';
@@ -151,6 +154,13 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
     send,
     link: createLink(dashboardUrl),
     memberProject: (request, projectId) => memberProject(ctx, request, projectId),
+    destination: (url) => checkDestination(services.delivery, url),
+    async testWebhook(projectId, connectionId) {
+      const link = createLink(dashboardUrl)(dashboardPaths.webhooks(projectId));
+      const sent = await sendTestToConnection(services.delivery, projectId, connectionId, link);
+      if (!sent) throw notFound();
+      return sent;
+    },
   };
 
   const errorPage = (
@@ -200,6 +210,7 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
   projectPages(app, ctx);
   keyPages(app, ctx);
   chatPages(app, ctx);
+  webhookPages(app, ctx);
 
   // Expired sessions are deleted now and then (a visitor's lasts 2 hours).
   const sweep = setInterval(() => {
