@@ -28,7 +28,7 @@ import { analyticsRoutes } from './routes/analytics.ts';
 import { chatRoutes } from './routes/chat.ts';
 import { healthRoutes, type MetricsText } from './routes/health.ts';
 import { type IngestServices, ingestRoutes } from './routes/ingest.ts';
-import { notificationEmailRoutes, verificationSender } from './routes/notification-emails.ts';
+import { notificationEmailRoutes } from './routes/notification-emails.ts';
 import { searchPodcasts, searchRoutes } from './routes/search.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { ProblemSchema } from './schemas.ts';
@@ -148,9 +148,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes, { readiness: deps.readiness, metrics: deps.metrics });
   await app.register(accountRoutes, {
     accounts: services.accounts,
-    state: services.state,
+    notificationEmails: services.delivery.notificationEmails,
     dashboardUrl: settings.dashboardUrl,
-    onNotificationEmailCreated: verificationSender(services.state, services.delivery, app.log),
+    onNotificationEmailCreated: services.delivery.notificationEmails.verificationSender(app.log),
   });
   await app.register(notificationEmailRoutes, { state: services.state, delivery: services.delivery });
   await app.register(webhookRoutes, { delivery: services.delivery });

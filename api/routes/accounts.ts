@@ -1,14 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { type Accounts, newId, type Project } from '../../projections/state/accounts.ts';
-import { type StateStore, sqlState, UNIQUE_VIOLATION } from '../../projections/state/state-store.ts';
+import type { NotificationEmails } from '../../processors/delivery/notification-emails.ts';
+import type { Accounts, Project } from '../../projections/state/accounts.ts';
+import { sqlState, UNIQUE_VIOLATION } from '../../projections/state/state-store.ts';
 import { dashboardLink, dashboardPaths } from '../dashboard/paths.ts';
 import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { principalOf } from '../plugins/authentication.ts';
 import { problem } from '../problem.ts';
 import { Timestamp, withProblems } from '../schemas.ts';
-import { type EmailRow, emailView, NotificationEmail } from './notification-emails.ts';
+import { emailView, NotificationEmail } from './notification-emails.ts';
 
 const ProjectSchema = Type.Object({
   id: Type.String(),
@@ -42,11 +43,11 @@ const KEY_MANAGEMENT_REFUSAL =
 
 export const accountRoutes: FastifyPluginAsyncTypebox<{
   accounts: Accounts;
-  state: StateStore;
+  notificationEmails: NotificationEmails;
   dashboardUrl: string;
   /** Sends the verification mail of a newly added address (never throws). */
   onNotificationEmailCreated?: (row: { id: string; email: string }) => Promise<void>;
-}> = async (app, { accounts, state, dashboardUrl, onNotificationEmailCreated }) => {
+}> = async (app, { accounts, notificationEmails, dashboardUrl, onNotificationEmailCreated }) => {
   app.get(
     '/v1/organizations/:orgId/projects',
     {
@@ -84,13 +85,9 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
       const principal = principalOf(request);
       requireOwnOrganization(request.params.orgId, principal.project.organization_id);
       try {
-        const [row] = await state.query<EmailRow>(
-          `INSERT INTO notification_emails (id, organization_id, email) VALUES ($1, $2, $3)
-           RETURNING id, organization_id, email, verified_at, created_at`,
-          [newId('ne'), principal.project.organization_id, request.body.email],
-        );
-        await onNotificationEmailCreated?.(row!);
-        return reply.code(201).send(emailView(row!));
+        const row = await notificationEmails.add(principal.project.organization_id, request.body.email);
+        await onNotificationEmailCreated?.(row);
+        return reply.code(201).send(emailView(row));
       } catch (err) {
         if (sqlState(err) === UNIQUE_VIOLATION) {
           throw problem(
@@ -123,11 +120,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
       const endpoint = 'notification-emails';
       const limit = request.query.limit ?? 25;
       const after = app.cursors.decode(endpoint, request.query.cursor, Position.id());
-      const rows = await state.query<EmailRow>(
-        `SELECT id, organization_id, email, verified_at, created_at FROM notification_emails
-         WHERE organization_id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR id > $2) ORDER BY id LIMIT $3`,
-        [principal.project.organization_id, after ?? null, limit + 1],
-      );
+      const rows = await notificationEmails.list(principal.project.organization_id, after, limit + 1);
       return app.cursors.page(endpoint, rows, limit, emailView, (r) => r.id);
     },
   );

@@ -1,12 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyBaseLogger } from 'fastify';
-import {
-  issueVerificationToken,
-  mailVerification,
-  sendVerification,
-  verifyToken,
-} from '../../processors/delivery/email-verification.ts';
 import type { DeliveryKit } from '../../processors/delivery/kit.ts';
 import { alertsUsingNotificationEmail } from '../../projections/alerts/alerts-store.ts';
 import type { StateStore } from '../../projections/state/state-store.ts';
@@ -41,27 +34,6 @@ export const emailView = (e: EmailRow) => ({
 });
 
 /**
- * Issues the verification token of a newly added address and mails the link in the background
- * (the API answers without waiting for the SMTP server); failures are logged, never raised.
- */
-export function verificationSender(state: StateStore, delivery: DeliveryKit, log: FastifyBaseLogger) {
-  return async (row: { id: string; email: string }): Promise<void> => {
-    try {
-      const token = await issueVerificationToken(state, row.id);
-      if (!delivery.mailer) {
-        log.warn({ id: row.id }, 'no verification mail sent: SMTP_URL is not set');
-        return;
-      }
-      mailVerification(delivery.mailer, delivery.settings.publicUrl, row, token).catch((err: unknown) =>
-        log.error({ err, id: row.id }, 'could not send the verification mail'),
-      );
-    } catch (err) {
-      log.error({ err, id: row.id }, 'could not issue a verification token');
-    }
-  };
-}
-
-/**
  * Notification emails beyond create and list (api/routes/accounts.ts): verification by the
  * mailed token (public: the link is opened from a mailbox), sending the mail again, and
  * deletion, which is refused while any alert of the organization lists the address.
@@ -70,6 +42,7 @@ export const notificationEmailRoutes: FastifyPluginAsyncTypebox<{
   state: StateStore;
   delivery: DeliveryKit;
 }> = async (app, { state, delivery }) => {
+  const emails = delivery.notificationEmails;
   const invalidToken = (location: string, token: string) =>
     problem('invalid_link_token', 'The verification token is unknown, already used or expired.', {
       errors: [{ location, message: 'is unknown, used or expired', value: token }],
@@ -105,7 +78,7 @@ export const notificationEmailRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => {
-      const row = await verifyToken(state, request.query.token);
+      const row = await emails.verify(request.query.token);
       if (!row) throw invalidToken('query.token', request.query.token);
       return emailView(row);
     },
@@ -123,18 +96,14 @@ export const notificationEmailRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => {
-      const row = await verifyToken(state, request.body.token);
+      const row = await emails.verify(request.body.token);
       if (!row) throw invalidToken('body.token', request.body.token);
       return emailView(row);
     },
   );
 
   async function ownAddress(id: string, organizationId: string): Promise<EmailRow> {
-    const [row] = await state.query<EmailRow>(
-      `SELECT id, organization_id, email, verified_at, created_at FROM notification_emails
-       WHERE id = $1 AND organization_id = $2 AND deleted_at IS NULL`,
-      [id, organizationId],
-    );
+    const row = await emails.get(id, organizationId);
     if (!row) {
       throw problem('not_found', `No notification email ${id} in this organization.`, {
         errors: [{ location: 'path.id', message: 'no such notification email', value: id }],
@@ -157,13 +126,13 @@ export const notificationEmailRoutes: FastifyPluginAsyncTypebox<{
       const principal = principalOf(request);
       const row = await ownAddress(request.params.id, principal.project.organization_id);
       if (row.verified_at) throw problem('conflict', `${row.email} is already verified.`);
-      if (!delivery.mailer) {
+      if (!emails.canMail) {
         throw problem(
           'service_unavailable',
           'Email is not configured on this deployment (SMTP_URL is unset).',
         );
       }
-      await sendVerification(state, delivery.mailer, delivery.settings.publicUrl, row);
+      await emails.resendVerification(row);
       return reply.code(202).send({ id: row.id, email: row.email });
     },
   );
@@ -207,10 +176,7 @@ export const notificationEmailRoutes: FastifyPluginAsyncTypebox<{
           },
         );
       }
-      await state.query(
-        'UPDATE notification_emails SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL',
-        [row.id],
-      );
+      await emails.softDelete(row.id);
       return reply.code(204).send(null);
     },
   );

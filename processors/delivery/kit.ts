@@ -11,6 +11,7 @@ import type { DeliveryContent } from './content.ts';
 import { DeliveryDispatcher } from './dispatcher.ts';
 import { DeliveryJobs } from './jobs.ts';
 import type { Mailer } from './mailer.ts';
+import { NotificationEmails } from './notification-emails.ts';
 import { OutboundGuard } from './outbound-guard.ts';
 import { OutboundHttp } from './outbound-http.ts';
 import type { RetrySchedule } from './retry-schedule.ts';
@@ -47,6 +48,8 @@ export interface DeliveryKit {
   chat: ChatConnections;
   chatApi: ChatApi;
   mailer?: Mailer;
+  /** The organizations' notification emails and their verification mails. */
+  notificationEmails: NotificationEmails;
   /** Signs alert-disable links in mail footers. */
   disableTokens: TokenSigner;
   /** Signs notification-email verification links. */
@@ -79,6 +82,10 @@ export function createDeliveryKit(input: {
     chat: new ChatConnections(input.state, box),
     chatApi: new ChatApi(settings.chatApiUrl, http, settings.requestTimeoutMs),
     mailer: input.mailer,
+    notificationEmails: new NotificationEmails(input.state, {
+      mailer: input.mailer,
+      publicUrl: settings.publicUrl,
+    }),
     disableTokens: new TokenSigner(box, 'alert-disable'),
     verifyTokens: new TokenSigner(box, 'email-verification'),
     content: input.content,

@@ -15,6 +15,7 @@ import {
 import {
   AlertsStore,
   AllowanceExceededError,
+  alertsUsingNotificationEmail,
   liveChatConnections,
   liveWebhookConnections,
   verifiedNotificationEmails,
@@ -387,6 +388,11 @@ export class AlertManagement {
   /** Soft delete: matches and deliveries are kept. */
   softDelete(id: string): Promise<boolean> {
     return this.store.softDelete(id);
+  }
+
+  /** Live alerts of the organization whose notifications list the address. */
+  usingNotificationEmail(organizationId: string, email: string) {
+    return alertsUsingNotificationEmail(this.state, organizationId, email);
   }
 
   /** Display names and slugs of the alerts' entities. */
