@@ -2,8 +2,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Readiness } from '../infra/readiness.ts';
-import type { DeliveryKit } from '../processors/delivery/kit.ts';
-import { TokenSigner } from '../processors/delivery/secrets.ts';
+import {
+  type AlertApiExtras,
+  alertApiServices,
+  type DeliveryKit,
+  TokenSigner,
+} from '../processors/alerts/index.ts';
 import type { AnalyticsStore } from '../projections/analytics/analytics-store.ts';
 import type { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import type { Accounts } from '../projections/state/accounts.ts';
@@ -23,7 +27,8 @@ import { textGuardPlugin } from './plugins/text-guard.ts';
 import { UsageCounter, usagePlugin } from './plugins/usage.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { alertDisableRoutes } from './routes/alert-disable.ts';
-import { type AlertApiExtras, alertApiExtras, alertRoutes } from './routes/alerts.ts';
+import { alertHistoryRoutes } from './routes/alert-history.ts';
+import { alertRoutes } from './routes/alerts.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { chatRoutes } from './routes/chat.ts';
 import { healthRoutes, type MetricsText } from './routes/health.ts';
@@ -145,30 +150,28 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const usageCounter = new UsageCounter(people.usage, app.log);
   await app.register(usagePlugin, { counter: usageCounter });
 
+  // Alerting: one set of services (rules, reads, connections, notification emails) for its routes.
+  const alerting = alertApiServices({
+    state: services.state,
+    catalog: services.catalog,
+    delivery: services.delivery,
+    extras: services.alerts,
+    analytics: services.analytics,
+    publicUrl: settings.publicUrl,
+  });
   await app.register(healthRoutes, { readiness: deps.readiness, metrics: deps.metrics });
   await app.register(accountRoutes, {
     accounts: services.accounts,
-    notificationEmails: services.delivery.notificationEmails,
+    notificationEmails: alerting.notificationEmails,
     dashboardUrl: settings.dashboardUrl,
-    onNotificationEmailCreated: services.delivery.notificationEmails.verificationSender(app.log),
+    onNotificationEmailCreated: alerting.notificationEmails.verificationSender(app.log),
   });
-  await app.register(notificationEmailRoutes, { state: services.state, delivery: services.delivery });
-  await app.register(webhookRoutes, { delivery: services.delivery });
-  await app.register(chatRoutes, { delivery: services.delivery, dashboardUrl: settings.dashboardUrl });
-  await app.register(alertRoutes, {
-    services: {
-      state: services.state,
-      catalog: services.catalog,
-      ...(services.alerts ?? alertApiExtras(services.state, services.analytics)),
-    },
-    publicUrl: settings.publicUrl,
-    dashboardUrl: settings.dashboardUrl,
-  });
-  await app.register(alertDisableRoutes, {
-    state: services.state,
-    accounts: services.accounts,
-    delivery: services.delivery,
-  });
+  await app.register(notificationEmailRoutes, { alerting });
+  await app.register(webhookRoutes, { alerting });
+  await app.register(chatRoutes, { alerting, dashboardUrl: settings.dashboardUrl });
+  await app.register(alertRoutes, { alerting, dashboardUrl: settings.dashboardUrl });
+  await app.register(alertHistoryRoutes, { alerting });
+  await app.register(alertDisableRoutes, { alerting, accounts: services.accounts });
   if (services.ingest) {
     await app.register(ingestRoutes, {
       services: services.ingest,
@@ -187,7 +190,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
   await registerDashboard(app as unknown as FastifyInstance, {
-    services: { ...people, accounts: services.accounts, usageCounter, delivery: services.delivery },
+    services: { ...people, accounts: services.accounts, usageCounter, alerting },
     settings: {
       dashboardUrl: settings.dashboardUrl,
       publicUrl: settings.publicUrl,

@@ -1,6 +1,6 @@
 import { FormatRegistry, type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { type SecretBox, SIGNED_TOKEN_PATTERN, TokenSigner } from '../processors/delivery/secrets.ts';
+import { type SecretBox, SIGNED_TOKEN_PATTERN, TokenSigner } from '../processors/alerts/index.ts';
 import { invalidParameter } from './problem.ts';
 
 /** `limit` and `cursor` query parameters; `max` and `fallback` override the 1-100 / 25 defaults. */

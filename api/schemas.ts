@@ -1,14 +1,7 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 
-/** A string enum as JSON Schema `enum` (clear validation messages, compact OpenAPI). */
-export function StringEnum<const T extends readonly string[]>(
-  values: T,
-  options: { description?: string; default?: T[number] } = {},
-) {
-  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
-}
-
-export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339, UTC' });
+/** Defined below the API (schemas/json-schema.ts) so that modules serving documents use them too. */
+export { StringEnum, Timestamp } from '../schemas/json-schema.ts';
 
 /**
  * A `since` / `until` query parameter: a calendar date (YYYY-MM-DD) or an RFC 3339 date-time,

@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DeadLetterError } from '../processors/dead-letters.ts';
+import { ROLES } from '../processors/pipeline.ts';
 import { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import { AccountError, Accounts } from '../projections/state/accounts.ts';
 import { IngestTokens } from '../projections/state/ingest-tokens.ts';
@@ -13,7 +14,8 @@ import { registerIngestCommands } from './ingest-commands.ts';
 import { createLogger } from './logger.ts';
 import { replayGroup } from './operations.ts';
 import { type OperatorActions, OperatorError, operatorActions, parseExpiresIn } from './operator.ts';
-import { PROJECTIONS, ProjectionError, rebuildProjections } from './projections.ts';
+import { PROJECTIONS } from './pipeline.ts';
+import { ProjectionError, rebuildProjections } from './projections.ts';
 import { startService } from './service.ts';
 
 const program = new Command('earshot')
@@ -39,7 +41,7 @@ function timestamp(value: string): number {
 program
   .command('start')
   .description('run the service (all roles by default) with engines chosen by the environment')
-  .option('--roles <roles>', 'all, or a comma-separated list of api,ingest,processors,projectors,senders')
+  .option('--roles <roles>', `all, or a comma-separated list of ${ROLES.join(',')}`)
   .option('--port <port>', 'HTTP port of the api role', integer)
   .action(async (opts: { roles?: string; port?: number }) => {
     const cfg = config({

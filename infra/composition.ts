@@ -9,14 +9,20 @@ import { AvroCodec } from '../ingest/schema-registry/avro-codec.ts';
 import { ConfluentSchemaRegistry } from '../ingest/schema-registry/confluent-schema-registry.ts';
 import { LmdbSchemaRegistry } from '../ingest/schema-registry/lmdb-schema-registry.ts';
 import type { SchemaRegistry } from '../ingest/schema-registry/schema-registry.ts';
-import { createDeliveryKit, type DeliveryKit } from '../processors/delivery/kit.ts';
-import { SmtpMailer } from '../processors/delivery/mailer.ts';
-import { allowlistProblem, OutboundGuard } from '../processors/delivery/outbound-guard.ts';
-import { OutboundHttp } from '../processors/delivery/outbound-http.ts';
-import { RetrySchedule } from '../processors/delivery/retry-schedule.ts';
-import { loadSecretsKey } from '../processors/delivery/secrets.ts';
-import { StateDeliveryContent } from '../processors/delivery/state-content.ts';
-import { analyticsBiasReader, cachedBiasReader } from '../projections/alerts/preview.ts';
+import {
+  AlertingPipeline,
+  allowlistProblem,
+  analyticsBiasReader,
+  cachedBiasReader,
+  createDeliveryKit,
+  type DeliveryKit,
+  loadSecretsKey,
+  OutboundGuard,
+  OutboundHttp,
+  RetrySchedule,
+  SmtpMailer,
+  StateDeliveryContent,
+} from '../processors/alerts/index.ts';
 import { type AnalyticsStore, migrateAnalytics } from '../projections/analytics/analytics-store.ts';
 import { ChdbAnalyticsStore } from '../projections/analytics/chdb-analytics-store.ts';
 import { ClickHouseAnalyticsStore } from '../projections/analytics/clickhouse-analytics-store.ts';
@@ -59,6 +65,8 @@ export interface Platform {
   catalog: CatalogReader;
   /** Webhook, email and team-chat delivery: connections, outbound guard, mailer, secrets. */
   delivery: DeliveryKit;
+  /** What alerting runs in the pipeline: matching, planning, projections, senders. */
+  alerting: AlertingPipeline;
   /** Search index and embeddings; opened by the service (`search.start`), not by every CLI command. */
   search: SearchRuntime;
   close(): Promise<void>;
@@ -136,6 +144,8 @@ function checkAllowlist(config: Config): void {
 /**
  * The HTTP client of the feed poller: the outbound guard with `EARSHOT_OUTBOUND_ALLOWLIST`, plain
  * http allowed to any permitted address (feeds carry no secrets and are often served over http).
+ * The guard is the alerting module's, the one webhooks and the chat API pass; ingest declares
+ * what it needs of the client (`FeedHttp`) and is given this one.
  */
 export function createFeedHttp(config: Config): OutboundHttp {
   checkAllowlist(config);
@@ -232,6 +242,15 @@ export async function buildPlatform(config: Config, logger: Logger): Promise<Pla
     accounts: new Accounts(state),
     catalog,
     delivery,
+    alerting: new AlertingPipeline({
+      state,
+      catalog,
+      producer,
+      logger,
+      delivery,
+      dataDir: config.dataDir,
+      exclusiveStore: state.kind === 'embedded',
+    }),
     search,
     async close() {
       await search.close();

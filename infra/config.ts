@@ -2,6 +2,7 @@ import path from 'node:path';
 import { FormatRegistry, type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { CRASH_POINTS } from '../ingest/loader/batch-ingest.ts';
+import { ROLES, type Role } from '../processors/pipeline.ts';
 
 if (!FormatRegistry.Has('uri')) FormatRegistry.Set('uri', (v) => URL.canParse(v));
 
@@ -9,9 +10,6 @@ if (!FormatRegistry.Has('uri')) FormatRegistry.Set('uri', (v) => URL.canParse(v)
  * The one environment schema. Every setting the service reads is declared here; anything else
  * reads `Config`, never `process.env`.
  */
-const Roles = ['api', 'ingest', 'processors', 'projectors', 'senders'] as const;
-export type Role = (typeof Roles)[number];
-export const ALL_ROLES: readonly Role[] = Roles;
 
 const OptionalUrl = (description: string) => Type.Optional(Type.String({ format: 'uri', description }));
 
@@ -210,11 +208,11 @@ export function parseRoles(spec: string): Set<Role> {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  if (parts.length === 1 && parts[0] === 'all') return new Set(Roles);
-  const unknown = parts.filter((p) => !(Roles as readonly string[]).includes(p));
+  if (parts.length === 1 && parts[0] === 'all') return new Set(ROLES);
+  const unknown = parts.filter((p) => !(ROLES as readonly string[]).includes(p));
   if (unknown.length > 0 || parts.length === 0) {
     throw new ConfigError([
-      { variable: 'EARSHOT_ROLES', message: `expected "all" or a list of ${Roles.join(', ')}`, value: spec },
+      { variable: 'EARSHOT_ROLES', message: `expected "all" or a list of ${ROLES.join(', ')}`, value: spec },
     ]);
   }
   return new Set(parts as Role[]);

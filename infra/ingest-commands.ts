@@ -8,7 +8,7 @@ import { FeedPoller } from '../ingest/feeds/feed-poller.ts';
 import { FeedStore, formatInterval, normalizeFeedUrl, parseInterval } from '../ingest/feeds/feed-store.ts';
 import { IngestState } from '../ingest/loader/ingest-state.ts';
 import { type LoadProgress, loadNdjson } from '../ingest/loader/loader.ts';
-import { canonicalUrl } from '../processors/delivery/outbound-guard.ts';
+import { canonicalUrl } from '../processors/alerts/index.ts';
 import { createFeedHttp, openBackbone } from './composition.ts';
 import type { Config } from './config.ts';
 import { createLogger } from './logger.ts';

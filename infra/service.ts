@@ -6,14 +6,13 @@ import { startIngestRole } from '../ingest/ingest-role.ts';
 import { BatchIngest } from '../ingest/loader/batch-ingest.ts';
 import { IngestState } from '../ingest/loader/ingest-state.ts';
 import { ConsumerRunner } from '../processors/consumer-runner.ts';
-import { createDispatcher } from '../processors/delivery/kit.ts';
-import { pipelineSteps, pipelineTasks } from '../processors/pipeline.ts';
 import { IngestTokens } from '../projections/state/ingest-tokens.ts';
 import { adminSocketPath, startAdminSocket } from './admin-socket.ts';
 import { buildPlatform, createFeedHttp, type Platform } from './composition.ts';
 import { type Config, dashboardUrlOf, publicUrlOf } from './config.ts';
 import { consumerMetrics, Metrics } from './metrics.ts';
 import { operatorActions } from './operator.ts';
+import { declarePipeline, ofRoles } from './pipeline.ts';
 import { Readiness } from './readiness.ts';
 
 export interface Service {
@@ -99,30 +98,20 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
   }));
   readiness.describe('search', () => platform.search.status());
 
-  const runners = pipelineSteps(platform)
-    .filter((step) => config.roles.has(step.role))
-    .map(
-      (step) =>
-        new ConsumerRunner(step.definition, platform.eventLog, platform.producer, logger, {
-          maxBatchItems: config.env.CONSUMER_BATCH_SIZE,
-          maxBatchWaitMs: config.env.CONSUMER_BATCH_WAIT_MS,
-        }),
-    );
+  // What these roles run, from the pipeline's declaration (infra/pipeline.ts).
+  const pipeline = ofRoles(declarePipeline(platform), config.roles);
+  const runners = pipeline.steps.map(
+    (step) =>
+      new ConsumerRunner(step.definition, platform.eventLog, platform.producer, logger, {
+        maxBatchItems: config.env.CONSUMER_BATCH_SIZE,
+        maxBatchWaitMs: config.env.CONSUMER_BATCH_WAIT_MS,
+      }),
+  );
   // Concurrently: on Kafka each consumer's group join takes seconds.
   await Promise.all(runners.map((runner) => runner.start()));
-  const tasks = pipelineTasks(platform).filter((task) => config.roles.has(task.role));
+  // Timers: the alert matcher and digest scheduler (processors), the delivery dispatcher (senders).
+  const { tasks } = pipeline;
   for (const task of tasks) await task.start();
-  const dispatcher = config.roles.has('senders')
-    ? createDispatcher({
-        kit: platform.delivery,
-        state: platform.state,
-        producer: platform.producer,
-        catalog: platform.catalog,
-        logger,
-        exclusiveStore: platform.state.kind === 'embedded',
-      })
-    : undefined;
-  await dispatcher?.start();
 
   // One ingest state per process, shared by the ingest role and the batch ingest route. HTTP
   // batches a kill interrupted are resolved from the event log before anything else appends to
@@ -159,7 +148,8 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     ? await startIngestRole({ ...platform, ingestState, feedHttp }, config, logger)
     : undefined;
 
-  // Ready once every consumer has committed what was in its topics when the service started.
+  // Ready once every declared step of these roles has committed what was in its topics when the
+  // service started.
   const targets = new Map<ConsumerRunner<unknown, unknown>, PartitionLag[]>();
   for (const runner of runners) targets.set(runner, await runner.lag());
   const behindTargets = async () => {
@@ -272,7 +262,6 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         await ingestState?.close();
         await Promise.all(runners.map((r) => r.stop()));
         for (const task of tasks) await task.stop();
-        await dispatcher?.stop();
         await platform.close();
         logger.info('earshot stopped');
       })();

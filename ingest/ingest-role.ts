@@ -1,10 +1,9 @@
 import type { Logger } from 'pino';
 import type { Config } from '../infra/config.ts';
-import type { OutboundHttp } from '../processors/delivery/outbound-http.ts';
 import { loadDemoCorpusIfEmpty } from './corpus/demo.ts';
 import type { EventLog } from './event-log/event-log.ts';
 import type { EventProducer } from './event-producer.ts';
-import { FeedPoller } from './feeds/feed-poller.ts';
+import { type FeedHttp, FeedPoller } from './feeds/feed-poller.ts';
 import { FeedStore } from './feeds/feed-store.ts';
 import { IngestState } from './loader/ingest-state.ts';
 
@@ -23,7 +22,7 @@ export async function startIngestRole(
     producer: EventProducer;
     ingestState?: IngestState;
     /** The guarded HTTP client feeds are fetched with (the outbound guard). */
-    feedHttp: Pick<OutboundHttp, 'get'>;
+    feedHttp: FeedHttp;
   },
   config: Config,
   logger: Logger,

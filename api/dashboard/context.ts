@@ -1,6 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { DeliveryKit } from '../../processors/delivery/kit.ts';
-import type { Destination, TestDelivery } from '../../processors/delivery/test-send.ts';
+import type {
+  AlertApiServices,
+  DeliveryKit,
+  Destination,
+  TestDelivery,
+} from '../../processors/alerts/index.ts';
 import type { Accounts, Plan, Principal, Project } from '../../projections/state/accounts.ts';
 import type { ApiKeyUsage } from '../../projections/state/api-key-usage.ts';
 import type { Memberships, Role } from '../../projections/state/memberships.ts';
@@ -45,7 +49,9 @@ export interface ChatOAuthSettings {
 /** What every page module is given. */
 export interface DashboardContext extends PeopleServices {
   accounts: Accounts;
-  /** Webhook and team-chat connections, the chat API, the outbound guard. */
+  /** Alerting's services: alert rules and reads, previews, connections, notification emails. */
+  alerting: AlertApiServices;
+  /** Webhook and team-chat connections, the chat API, the outbound guard (`alerting.delivery`). */
   delivery: DeliveryKit;
   /** Absent: the install from the dashboard is not configured. */
   chatOAuth?: ChatOAuthSettings;

@@ -11,8 +11,11 @@ import type {
   FastifyReply,
   FastifyRequest,
 } from 'fastify';
-import type { DeliveryKit } from '../../processors/delivery/kit.ts';
-import { checkDestination, sendTestToConnection } from '../../processors/delivery/test-send.ts';
+import {
+  type AlertApiServices,
+  checkDestination,
+  sendTestToConnection,
+} from '../../processors/alerts/index.ts';
 import type { Accounts } from '../../projections/state/accounts.ts';
 import type { LinkSigner } from '../../projections/state/people.ts';
 import type { UsageCounter } from '../plugins/usage.ts';
@@ -42,7 +45,7 @@ import { notFound, PageError, Redirect, Visits } from './visit.ts';
 export const DASHBOARD_PREFIX = '/dashboard';
 
 export interface DashboardOptions {
-  services: PeopleServices & { accounts: Accounts; usageCounter: UsageCounter; delivery: DeliveryKit };
+  services: PeopleServices & { accounts: Accounts; usageCounter: UsageCounter; alerting: AlertApiServices };
   /**
    * `{dashboard_url}` (public address of the pages), the API's public URL, and the per-key rate
    * limit that overrides every plan's when set (`RATE_LIMIT_PER_MINUTE`).
@@ -142,7 +145,8 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
   const ctx: DashboardContext = {
     ...services,
     visits,
-    mail: new AccountMail(services.delivery.mailer, app.log),
+    delivery: services.alerting.delivery,
+    mail: new AccountMail(services.alerting.delivery.mailer, app.log),
     chatOAuth: settings.chatOAuth,
     chatInstallLinks: opts.keys.chatInstall,
     limits: opts.limits ?? ATTEMPT_LIMITS,
@@ -154,10 +158,10 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
     send,
     link: createLink(dashboardUrl),
     memberProject: (request, projectId) => memberProject(ctx, request, projectId),
-    destination: (url) => checkDestination(services.delivery, url),
+    destination: (url) => checkDestination(services.alerting.delivery.guard, url),
     async testWebhook(projectId, connectionId) {
       const link = createLink(dashboardUrl)(dashboardPaths.webhooks(projectId));
-      const sent = await sendTestToConnection(services.delivery, projectId, connectionId, link);
+      const sent = await sendTestToConnection(services.alerting.delivery, projectId, connectionId, link);
       if (!sent) throw notFound();
       return sent;
     },

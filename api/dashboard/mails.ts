@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Mailer, OutgoingMail } from '../../processors/delivery/mailer.ts';
+import type { Mailer, OutgoingMail } from '../../processors/alerts/index.ts';
 import { escapeHtml } from './html.ts';
 
 /**

@@ -1,15 +1,19 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { NotificationEmails } from '../../processors/delivery/notification-emails.ts';
+import {
+  type AlertApiServices,
+  NotificationEmailSchema,
+  notificationEmailView,
+} from '../../processors/alerts/index.ts';
 import type { Accounts, Project } from '../../projections/state/accounts.ts';
 import { sqlState, UNIQUE_VIOLATION } from '../../projections/state/state-store.ts';
 import { dashboardLink, dashboardPaths } from '../dashboard/paths.ts';
+import { requireOwnOrganization } from '../ownership.ts';
 import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { principalOf } from '../plugins/authentication.ts';
 import { problem } from '../problem.ts';
 import { Timestamp, withProblems } from '../schemas.ts';
-import { emailView, NotificationEmail } from './notification-emails.ts';
 
 const ProjectSchema = Type.Object({
   id: Type.String(),
@@ -29,21 +33,13 @@ const projectView = (p: Project) => ({
   created_at: p.created_at.toISOString(),
 });
 
-/** A key reads and changes only its own organization. */
-function requireOwnOrganization(orgId: string, own: string): void {
-  if (orgId !== own) {
-    throw problem('forbidden', `This API key belongs to organization ${own}, not ${orgId}.`, {
-      errors: [{ location: 'path.orgId', message: 'is not the organization of this API key', value: orgId }],
-    });
-  }
-}
-
 const KEY_MANAGEMENT_REFUSAL =
   'API keys cannot be created, rolled or revoked with an API key. A signed-in human does this in the dashboard.';
 
 export const accountRoutes: FastifyPluginAsyncTypebox<{
   accounts: Accounts;
-  notificationEmails: NotificationEmails;
+  /** The organizations' notification emails (alerting's service). */
+  notificationEmails: AlertApiServices['notificationEmails'];
   dashboardUrl: string;
   /** Sends the verification mail of a newly added address (never throws). */
   onNotificationEmailCreated?: (row: { id: string; email: string }) => Promise<void>;
@@ -78,7 +74,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
         summary: 'Add an address alerts may mail once it is verified',
         params: Type.Object({ orgId: Type.String({ maxLength: 200 }) }),
         body: Type.Object({ email: Type.String({ format: 'email', maxLength: 320 }) }),
-        response: withProblems({ 201: NotificationEmail }),
+        response: withProblems({ 201: NotificationEmailSchema }),
       },
     },
     async (request, reply) => {
@@ -87,7 +83,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
       try {
         const row = await notificationEmails.add(principal.project.organization_id, request.body.email);
         await onNotificationEmailCreated?.(row);
-        return reply.code(201).send(emailView(row));
+        return reply.code(201).send(notificationEmailView(row));
       } catch (err) {
         if (sqlState(err) === UNIQUE_VIOLATION) {
           throw problem(
@@ -111,7 +107,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
         summary: "List the organization's notification emails",
         params: Type.Object({ orgId: Type.String({ maxLength: 200 }) }),
         querystring: Type.Object(pageQuery()),
-        response: withProblems({ 200: ListEnvelope(NotificationEmail) }),
+        response: withProblems({ 200: ListEnvelope(NotificationEmailSchema) }),
       },
     },
     async (request) => {
@@ -121,7 +117,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
       const limit = request.query.limit ?? 25;
       const after = app.cursors.decode(endpoint, request.query.cursor, Position.id());
       const rows = await notificationEmails.list(principal.project.organization_id, after, limit + 1);
-      return app.cursors.page(endpoint, rows, limit, emailView, (r) => r.id);
+      return app.cursors.page(endpoint, rows, limit, notificationEmailView, (r) => r.id);
     },
   );
 

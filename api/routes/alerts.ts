@@ -1,80 +1,37 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { AlertManagement, AlertRuleError } from '../../projections/alerts/alert-management.ts';
-import type { Alert, AlertFilters } from '../../projections/alerts/alert-model.ts';
 import {
-  type AlertReadServices,
-  deliveriesPage,
-  deliveryDocument,
-  matchDocument,
-  matchDocuments,
-  matchesPage,
-  type PodcastBiasReader,
-} from '../../projections/alerts/alert-reads.ts';
-import {
-  AlertPreviews,
-  analyticsBiasReader,
-  analyticsMatchCounter,
-  type PreviewRow,
-} from '../../projections/alerts/preview.ts';
-import type { AnalyticsStore } from '../../projections/analytics/analytics-store.ts';
-import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
+  type Alert,
+  type AlertApiServices,
+  AlertRuleError,
+  AlertSchema,
+  alertView,
+  CreateAlertBody,
+  MonitorSchema,
+  PatchAlertBody,
+  PreviewBody,
+  PreviewSchema,
+  previewView,
+} from '../../processors/alerts/index.ts';
 import type { Principal } from '../../projections/state/accounts.ts';
-import type { StateStore } from '../../projections/state/state-store.ts';
 import { dashboardLink, dashboardPaths } from '../dashboard/paths.ts';
+import { requireOwnProject } from '../ownership.ts';
 import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { principalOf } from '../plugins/authentication.ts';
 import { bodyRule } from '../plugins/openapi-document.ts';
 import { type FieldError, type ProblemError, problem } from '../problem.ts';
 import { withProblems } from '../schemas.ts';
-import {
-  AlertSchema,
-  CreateAlertBody,
-  DeliveryLandingSchema,
-  DeliverySchema,
-  MatchListItem,
-  MatchSchema,
-  MonitorSchema,
-  PatchAlertBody,
-  PreviewBody,
-  PreviewSchema,
-} from '../views/alerts.ts';
 
 /**
- * Alerts over HTTP: management (create, list, get, update, pause/resume, soft delete), previews,
- * matches and deliveries, and the legacy `monitors` paths. The rules (plan gates, validation)
- * are alert management's (projections/alerts/alert-management.ts), which the dashboard uses too;
- * this file maps requests to it and its refusals to problem documents (403
- * `plan_does_not_support_alerts` and `add_on_required`, 422 `validation_error` and
- * `unprocessable_entity`, each field located in the body).
+ * Alert management over HTTP: create, list, get, update, pause/resume, soft delete, the legacy
+ * `monitors` paths, and previews. The rules (plan policy, validation) are the alerting
+ * module's (`AlertManagement`); this file maps requests to it and its refusals to problem
+ * documents. Matches and deliveries are read in alert-history.ts.
  *
  * An alert of another project answers 404, as does a deleted one (its matches and deliveries
  * stay readable by id: history is kept).
  */
-/** What alert routes need beyond the state store and catalog (both from the analytics store). */
-export interface AlertApiExtras {
-  /** Absent when no analytics store is configured: previews answer 503. */
-  previews?: AlertPreviews;
-  podcastBias?: PodcastBiasReader;
-}
-
-/** Previews counted in, and podcast bias read from, the analytics store (none without one). */
-export function alertApiExtras(state: StateStore, analytics: AnalyticsStore | undefined): AlertApiExtras {
-  if (!analytics) return {};
-  return {
-    previews: new AlertPreviews(state, analyticsMatchCounter(analytics)),
-    podcastBias: analyticsBiasReader(analytics),
-  };
-}
-
-export interface AlertRouteServices extends AlertReadServices, AlertApiExtras {
-  state: StateStore;
-  catalog: CatalogReader;
-  /** Alert management (default: on `state` and `catalog`). */
-  management?: AlertManagement;
-}
-
 type CreateBody = Static<typeof CreateAlertBody>;
 type PatchBody = Static<typeof PatchAlertBody>;
 
@@ -82,17 +39,13 @@ const AlertParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
 const ProjectParams = Type.Object({ projectId: Type.String({ maxLength: 200 }) });
 
 const LIST_POSITION = Type.Object({ c: Position.instant(), i: Position.id() });
-const TIME_POSITION = Type.Object({ d: Position.instant(), i: Position.id() });
-const INDEX_POSITION = Position.offset();
 
-function ownProject(principal: Principal, ref: string): void {
-  const p = principal.project;
-  if (ref !== p.id && ref !== p.slug) {
-    throw problem('forbidden', `This API key belongs to project ${p.id}, not ${ref}.`, {
-      errors: [{ location: 'path.projectId', message: 'is not the project of this API key', value: ref }],
-    });
-  }
-}
+/** The rule of the speaker-roles refusal, stated in the OpenAPI document of create and preview. */
+const SPEAKER_ROLES_RULE = bodyRule(
+  'filters.speaker_roles is accepted only with kind PODCAST_SPEAKER (otherwise 422 unprocessable_entity)',
+  { required: ['filters'], properties: { filters: { required: ['speaker_roles'] } } },
+  { required: ['kind'], properties: { kind: { const: 'PODCAST_SPEAKER' } } },
+);
 
 /** A refusal of the alert rules as a problem document: fields are located in the body. */
 function ruleProblem(err: AlertRuleError, principal: Principal, dashboardUrl: string): ProblemError {
@@ -128,59 +81,12 @@ function ruleProblem(err: AlertRuleError, principal: Principal, dashboardUrl: st
   }
 }
 
-/** The rule of `speakerRolesRefusal`, stated in the OpenAPI document of create and preview. */
-const SPEAKER_ROLES_RULE = bodyRule(
-  'filters.speaker_roles is accepted only with kind PODCAST_SPEAKER (otherwise 422 unprocessable_entity)',
-  { required: ['filters'], properties: { filters: { required: ['speaker_roles'] } } },
-  { required: ['kind'], properties: { kind: { const: 'PODCAST_SPEAKER' } } },
-);
-
-function alertView(a: Alert, names: Map<string, { name: string; slug: string }>) {
-  return {
-    id: a.id,
-    project_id: a.project_id,
-    title: a.title,
-    description: a.description,
-    kind: a.kind,
-    delivery_cadence: a.delivery_cadence,
-    entities: a.entities.map((e) => ({
-      entity_type: e.entity_type,
-      entity_id: e.entity_id,
-      name: names.get(e.entity_id)?.name ?? null,
-      slug: names.get(e.entity_id)?.slug ?? null,
-    })),
-    notifications: a.notifications,
-    filters: a.filters,
-    is_active: a.is_active,
-    surface: a.surface,
-    created_at: a.created_at.toISOString(),
-    updated_at: a.updated_at.toISOString(),
-  };
-}
-
-function previewView(p: PreviewRow) {
-  const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
-  return {
-    preview_id: p.id,
-    status: p.status,
-    estimated_match_count: p.status === 'COMPLETE' ? p.estimated_match_count : null,
-    window_start: iso(p.window_start) ?? iso(p.created_at)!,
-    window_end: iso(p.window_end) ?? iso(p.created_at)!,
-    error: p.error,
-    created_at: iso(p.created_at)!,
-    completed_at: p.status === 'COMPLETE' || p.status === 'FAILED' ? iso(p.completed_at) : null,
-  };
-}
-
 export const alertRoutes: FastifyPluginAsyncTypebox<{
-  services: AlertRouteServices;
-  publicUrl: string;
+  alerting: AlertApiServices;
   dashboardUrl: string;
-  /** Called with each preview count started (tests wait on it). */
-  onPreviewStarted?: (settled: Promise<void>) => void;
-}> = async (app, { services, publicUrl, dashboardUrl, onPreviewStarted }) => {
-  const { state } = services;
-  const alerts = services.management ?? new AlertManagement(state, services.catalog);
+}> = async (app, { alerting, dashboardUrl }) => {
+  const { alerts, previews } = alerting;
+  const tags = ['alerts'];
 
   /** Runs a use of the alert rules, answering their refusals as problems. */
   async function ruled<T>(principal: Principal, use: () => T | Promise<T>): Promise<T> {
@@ -191,7 +97,6 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{
       throw err;
     }
   }
-  const tags = ['alerts'];
 
   /** The caller's live alert, or 404. */
   async function alertFor(request: FastifyRequest, id: string): Promise<Alert> {
@@ -203,26 +108,6 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{
       });
     }
     return alert;
-  }
-
-  /** The caller's alert, deleted or not (history stays readable), or 404. */
-  async function alertHistoryFor(
-    request: FastifyRequest,
-    id: string,
-  ): Promise<{ id: string; filters: AlertFilters }> {
-    const principal = principalOf(request);
-    const row = await alerts.history(id);
-    if (!row || row.project_id !== principal.project.id) {
-      throw problem('not_found', `No alert ${id} in this project.`, {
-        errors: [{ location: 'path.id', message: 'is not an alert of this project', value: id }],
-      });
-    }
-    return row;
-  }
-
-  async function create(request: FastifyRequest, body: CreateBody): Promise<Alert> {
-    const principal = principalOf(request);
-    return ruled(principal, () => alerts.create(principal, body));
   }
 
   async function update(request: FastifyRequest, id: string, body: PatchBody): Promise<Alert> {
@@ -238,8 +123,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{
     projectId: string,
     query: { limit?: number; cursor?: string },
   ) {
-    const principal = principalOf(request);
-    ownProject(principal, projectId);
+    const principal = requireOwnProject(request, projectId);
     const endpoint = 'project-alerts';
     const limit = query.limit ?? 25;
     const after = app.cursors.decode(endpoint, query.cursor, LIST_POSITION);
@@ -277,8 +161,8 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request, reply) => {
-      ownProject(principalOf(request), request.params.projectId);
-      const alert = await create(request, request.body as CreateBody);
+      const principal = requireOwnProject(request, request.params.projectId);
+      const alert = await ruled(principal, () => alerts.create(principal, request.body as CreateBody));
       return reply
         .code(201)
         .header('location', `/v1/alerts/${alert.id}`)
@@ -400,24 +284,22 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request, reply) => {
-      const principal = principalOf(request);
-      ownProject(principal, request.params.projectId);
+      const principal = requireOwnProject(request, request.params.projectId);
       const body = request.body as Static<typeof PreviewBody>;
-      const checked = await ruled(principal, () => alerts.previewRequest(principal, body));
-      if (!services.previews) {
+      const q = await ruled(principal, () => alerts.previewRequest(principal, body));
+      if (!previews) {
         throw problem(
           'service_unavailable',
           'Previews are unavailable: the analytics store is not configured.',
         );
       }
-      const { preview, settled } = await services.previews.start(
+      const { preview } = await previews.start(
         principal.project.id,
-        checked.kind,
-        checked.entityIds,
-        checked.languages,
-        checked.speakerRoles,
+        q.kind,
+        q.entityIds,
+        q.languages,
+        q.speakerRoles,
       );
-      onPreviewStarted?.(settled);
       return reply
         .code(202)
         .header('location', `/v1/alerts/preview/${preview.id}`)
@@ -437,128 +319,13 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request) => {
       const principal = principalOf(request);
-      const preview = await services.previews?.get(request.params.previewId);
+      const preview = await previews?.get(request.params.previewId);
       if (!preview || preview.project_id !== principal.project.id) {
         throw problem('not_found', `No preview ${request.params.previewId} in this project.`, {
           errors: [{ location: 'path.previewId', message: 'is not a preview of this project' }],
         });
       }
       return previewView(preview);
-    },
-  );
-
-  // Matches and deliveries.
-  app.get(
-    '/v1/alerts/:id/matches',
-    {
-      schema: {
-        tags,
-        summary: "An alert's matches, newest first (no episode block)",
-        description: "The alert's `relevance` and `source_popularity` filters apply, as for deliveries.",
-        params: AlertParams,
-        querystring: Type.Object(pageQuery()),
-        response: withProblems({ 200: ListEnvelope(MatchListItem) }),
-      },
-    },
-    async (request) => {
-      const alert = await alertHistoryFor(request, request.params.id);
-      const endpoint = `alert-matches:${alert.id}`;
-      const limit = request.query.limit ?? 25;
-      const after = app.cursors.decode(endpoint, request.query.cursor, TIME_POSITION);
-      const page = await matchesPage(services, alert, after, limit);
-      return {
-        data: page.data,
-        has_more: page.next !== undefined,
-        ...(page.next ? { cursor: app.cursors.encode(endpoint, page.next) } : {}),
-      };
-    },
-  );
-
-  app.get(
-    '/v1/alerts/:id/deliveries',
-    {
-      schema: {
-        tags,
-        summary: "An alert's deliveries, newest first",
-        params: AlertParams,
-        querystring: Type.Object(pageQuery()),
-        response: withProblems({ 200: ListEnvelope(DeliverySchema) }),
-      },
-    },
-    async (request) => {
-      const alert = await alertHistoryFor(request, request.params.id);
-      const endpoint = `alert-deliveries:${alert.id}`;
-      const limit = request.query.limit ?? 25;
-      const after = app.cursors.decode(endpoint, request.query.cursor, TIME_POSITION);
-      const page = await deliveriesPage(services, alert.id, after, limit, publicUrl);
-      return {
-        data: page.data,
-        has_more: page.next !== undefined,
-        ...(page.next ? { cursor: app.cursors.encode(endpoint, page.next) } : {}),
-      };
-    },
-  );
-
-  app.get(
-    '/v1/alerts/matches/:id',
-    {
-      schema: {
-        tags,
-        summary: 'One match, with its episode block',
-        params: AlertParams,
-        response: withProblems({ 200: MatchSchema }),
-      },
-    },
-    async (request) => {
-      const principal = principalOf(request);
-      const doc = await matchDocument(services, request.params.id, { audience: 'rest' });
-      const owner = doc
-        ? (
-            await state.query<{ project_id: string }>('SELECT project_id FROM alert_matches WHERE id = $1', [
-              doc.id,
-            ])
-          )[0]
-        : undefined;
-      if (!doc || owner?.project_id !== principal.project.id) {
-        throw problem('not_found', `No match ${request.params.id} in this project.`, {
-          errors: [{ location: 'path.id', message: 'is not a match of this project' }],
-        });
-      }
-      return doc;
-    },
-  );
-
-  app.get(
-    '/v1/alerts/deliveries/:id',
-    {
-      schema: {
-        tags,
-        summary: 'One delivery (the landing page of a notification) with its matches',
-        description: 'Matches page with `limit` and `cursor`; the next page is at `matches_cursor`.',
-        params: AlertParams,
-        querystring: Type.Object(pageQuery()),
-        response: withProblems({ 200: DeliveryLandingSchema }),
-      },
-    },
-    async (request) => {
-      const principal = principalOf(request);
-      const found = await deliveryDocument(services, request.params.id, publicUrl);
-      if (!found || found.projectId !== principal.project.id) {
-        throw problem('not_found', `No delivery ${request.params.id} in this project.`, {
-          errors: [{ location: 'path.id', message: 'is not a delivery of this project' }],
-        });
-      }
-      const endpoint = `delivery-matches:${request.params.id}`;
-      const limit = request.query.limit ?? 25;
-      const from = app.cursors.decode(endpoint, request.query.cursor, INDEX_POSITION) ?? 0;
-      const ids = found.matchIds.slice(from, from + limit);
-      const more = from + limit < found.matchIds.length;
-      return {
-        ...found.delivery,
-        matches: await matchDocuments(services, ids, { audience: 'rest' }),
-        matches_has_more: more,
-        ...(more ? { matches_cursor: app.cursors.encode(endpoint, from + limit) } : {}),
-      };
     },
   );
 };

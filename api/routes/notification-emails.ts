@@ -1,48 +1,24 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { DeliveryKit } from '../../processors/delivery/kit.ts';
-import { alertsUsingNotificationEmail } from '../../projections/alerts/alerts-store.ts';
-import type { StateStore } from '../../projections/state/state-store.ts';
+import {
+  type AlertApiServices,
+  NotificationEmailSchema,
+  notificationEmailView,
+} from '../../processors/alerts/index.ts';
 import { principalOf } from '../plugins/authentication.ts';
 import { problem } from '../problem.ts';
-import { Timestamp, withProblems } from '../schemas.ts';
-
-export const NotificationEmail = Type.Object({
-  id: Type.String(),
-  organization_id: Type.String(),
-  email: Type.String(),
-  verified: Type.Boolean(),
-  verified_at: Type.Union([Timestamp, Type.Null()]),
-  created_at: Timestamp,
-});
-
-export interface EmailRow {
-  id: string;
-  organization_id: string;
-  email: string;
-  verified_at: Date | null;
-  created_at: Date;
-}
-
-export const emailView = (e: EmailRow) => ({
-  id: e.id,
-  organization_id: e.organization_id,
-  email: e.email,
-  verified: e.verified_at !== null,
-  verified_at: e.verified_at ? new Date(e.verified_at).toISOString() : null,
-  created_at: new Date(e.created_at).toISOString(),
-});
+import { withProblems } from '../schemas.ts';
 
 /**
  * Notification emails beyond create and list (api/routes/accounts.ts): verification by the
  * mailed token (public: the link is opened from a mailbox), sending the mail again, and
  * deletion, which is refused while any alert of the organization lists the address.
  */
-export const notificationEmailRoutes: FastifyPluginAsyncTypebox<{
-  state: StateStore;
-  delivery: DeliveryKit;
-}> = async (app, { state, delivery }) => {
-  const emails = delivery.notificationEmails;
+export const notificationEmailRoutes: FastifyPluginAsyncTypebox<{ alerting: AlertApiServices }> = async (
+  app,
+  { alerting },
+) => {
+  const { alerts, notificationEmails } = alerting;
   const invalidToken = (location: string, token: string) =>
     problem('invalid_link_token', 'The verification token is unknown, already used or expired.', {
       errors: [{ location, message: 'is unknown, used or expired', value: token }],
@@ -60,7 +36,7 @@ export const notificationEmailRoutes: FastifyPluginAsyncTypebox<{
     description: 'the token of the mailed link; an unknown, used or expired one is a 401',
   });
   const Responses = withProblems({
-    200: NotificationEmail,
+    200: NotificationEmailSchema,
     401: Type.Ref('Problem', {
       description: '`invalid_link_token`: the token is unknown, already used or expired',
     }),
@@ -78,9 +54,9 @@ export const notificationEmailRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => {
-      const row = await emails.verify(request.query.token);
+      const row = await notificationEmails.verify(request.query.token);
       if (!row) throw invalidToken('query.token', request.query.token);
-      return emailView(row);
+      return notificationEmailView(row);
     },
   );
 
@@ -96,14 +72,14 @@ export const notificationEmailRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => {
-      const row = await emails.verify(request.body.token);
+      const row = await notificationEmails.verify(request.body.token);
       if (!row) throw invalidToken('body.token', request.body.token);
-      return emailView(row);
+      return notificationEmailView(row);
     },
   );
 
-  async function ownAddress(id: string, organizationId: string): Promise<EmailRow> {
-    const row = await emails.get(id, organizationId);
+  async function ownAddress(id: string, organizationId: string) {
+    const row = await notificationEmails.get(id, organizationId);
     if (!row) {
       throw problem('not_found', `No notification email ${id} in this organization.`, {
         errors: [{ location: 'path.id', message: 'no such notification email', value: id }],
@@ -126,13 +102,13 @@ export const notificationEmailRoutes: FastifyPluginAsyncTypebox<{
       const principal = principalOf(request);
       const row = await ownAddress(request.params.id, principal.project.organization_id);
       if (row.verified_at) throw problem('conflict', `${row.email} is already verified.`);
-      if (!emails.canMail) {
+      if (!notificationEmails.canMail) {
         throw problem(
           'service_unavailable',
           'Email is not configured on this deployment (SMTP_URL is unset).',
         );
       }
-      await emails.resendVerification(row);
+      await notificationEmails.resendVerification(row);
       return reply.code(202).send({ id: row.id, email: row.email });
     },
   );
@@ -151,7 +127,7 @@ export const notificationEmailRoutes: FastifyPluginAsyncTypebox<{
       const principal = principalOf(request);
       const orgId = principal.project.organization_id;
       const row = await ownAddress(request.params.id, orgId);
-      const using = await alertsUsingNotificationEmail(state, orgId, row.email);
+      const using = await alerts.usingNotificationEmail(orgId, row.email);
       if (using.length > 0) {
         const first = using[0]!;
         throw problem(
@@ -176,7 +152,7 @@ export const notificationEmailRoutes: FastifyPluginAsyncTypebox<{
           },
         );
       }
-      await emails.softDelete(row.id);
+      await notificationEmails.softDelete(row.id);
       return reply.code(204).send(null);
     },
   );

@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { type AnalyticsStore, NO_MATCH } from '../../projections/analytics/analytics-store.ts';
 import type {
   GuestCriteria,
+  MentionRole,
   MentionScope,
-  SpeakerRole,
 } from '../../projections/analytics/mention-queries.ts';
 import { primaryLanguage } from '../../projections/analytics/rows.ts';
 import type {
@@ -160,7 +160,7 @@ export function notFound(location: string, message: string, value: unknown) {
   return problem('not_found', `${location}: ${message}`, { errors: [{ location, message, value }] });
 }
 
-const ROLE_MAP: Record<string, SpeakerRole | undefined> = {
+const ROLE_MAP: Record<string, MentionRole | undefined> = {
   guest: 'GUEST',
   host: 'HOST',
   panelist: 'PANELIST',

@@ -1,3 +1,4 @@
+import type { SpeakerRole } from '../../schemas/event-enums.ts';
 import type {
   AdReads,
   Clips,
@@ -17,7 +18,6 @@ import type { ConceptDef, LanguagePack, TopicDef } from './vocabulary/types.ts';
  * clips, plus the ground truth of what was planted in it (mentions with sense, who spoke under
  * which label, which entities the episode is about).
  */
-export type SpeakerRole = 'HOST' | 'GUEST' | 'PANELIST' | 'CORRESPONDENT' | 'AUDIENCE' | 'SOUNDBITE_SPEAKER';
 
 export interface PlantedMention {
   episode_id: string;

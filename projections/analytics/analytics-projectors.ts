@@ -301,7 +301,7 @@ export const HEAVY_PROJECTOR_MEMBERS = 2;
 /**
  * The analytics projectors, one consumer group each so a slow topic (transcripts) never holds
  * back the others; mentions and transcripts run as two members of their group (the partitions are
- * split between them). Registered in processors/pipeline.ts under the `projectors` role.
+ * split between them). Declared in infra/pipeline.ts under the `projectors` role.
  */
 export function analyticsProjectors(
   store: AnalyticsStore,

@@ -1,3 +1,4 @@
+import type { SpeakerRole } from '../../schemas/event-enums.ts';
 import { type AnalyticsStore, idFilter, type QueryParams, type ScopeId } from './analytics-store.ts';
 import { occupationTerm, slugOf } from './occupations.ts';
 import { bucketSql, type Interval, type Window } from './time-buckets.ts';
@@ -11,10 +12,11 @@ import { bucketSql, type Interval, type Window } from './time-buckets.ts';
  * that role. Both give the same counts for the same filters, so a timeseries and the by-podcast
  * totals always agree.
  */
-export type SpeakerRole = 'GUEST' | 'HOST' | 'PANELIST' | 'CORRESPONDENT';
+/** The speaker roles mention reads filter on (the event schemas' SpeakerRole, narrowed). */
+export type MentionRole = Extract<SpeakerRole, 'GUEST' | 'HOST' | 'PANELIST' | 'CORRESPONDENT'>;
 
 /** Speaker roles the `guest_*` filters describe. */
-export const GUEST_ROLES: SpeakerRole[] = ['GUEST', 'PANELIST'];
+export const GUEST_ROLES: MentionRole[] = ['GUEST', 'PANELIST'];
 
 export interface GuestCriteria {
   occupation?: string;
@@ -34,7 +36,7 @@ export interface MentionScope {
   publisherId?: ScopeId;
   episodeId?: ScopeId;
   /** Role of the speaker of the mentioning line; absent for any speaker. */
-  role?: SpeakerRole;
+  role?: MentionRole;
   includeAds: boolean;
   /** Primary language subtag (`fr` matches `fr-FR`). */
   lang?: string;

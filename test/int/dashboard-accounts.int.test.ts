@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../infra/logger.ts';
-import { SmtpMailer } from '../../processors/delivery/mailer.ts';
+import { SmtpMailer } from '../../processors/alerts/index.ts';
 import { testApi } from '../support/api.ts';
 import { linkIn, nextMail, PageClient, pathOf, textOf } from '../support/dashboard.ts';
 import { startSmtp } from '../support/smtp.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SmtpMailer } from '../../processors/delivery/mailer.ts';
+import { SmtpMailer } from '../../processors/alerts/index.ts';
 import { testApi } from '../support/api.ts';
 import { linkIn, nextMail, PageClient, pathOf, signedInMember, textOf } from '../support/dashboard.ts';
 import { startSmtp } from '../support/smtp.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
-import { type SecretBox, TokenSigner } from '../../processors/delivery/secrets.ts';
+import { type SecretBox, TokenSigner } from '../../processors/alerts/index.ts';
 import { People } from '../../projections/state/people.ts';
 import type { StateStore } from '../../projections/state/state-store.ts';
 import { PageClient } from './page-client.ts';
