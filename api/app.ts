@@ -16,7 +16,7 @@ import { Memberships } from '../projections/state/memberships.ts';
 import { People } from '../projections/state/people.ts';
 import { Sessions } from '../projections/state/sessions.ts';
 import type { StateStore } from '../projections/state/state-store.ts';
-import type { AttemptLimits, ChatOAuthSettings, PeopleServices } from './dashboard/context.ts';
+import type { AttemptLimits, ChatOAuthSettings, EntityHit, PeopleServices } from './dashboard/context.ts';
 import { registerDashboard } from './dashboard/index.ts';
 import { Cursors } from './pagination.ts';
 import { authenticationPlugin } from './plugins/authentication.ts';
@@ -25,6 +25,7 @@ import { clientErrorHandler, frameworkErrors, problemsPlugin } from './plugins/p
 import { rateLimitsPlugin } from './plugins/rate-limits.ts';
 import { textGuardPlugin } from './plugins/text-guard.ts';
 import { UsageCounter, usagePlugin } from './plugins/usage.ts';
+import { ProblemError } from './problem.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { alertDisableRoutes } from './routes/alert-disable.ts';
 import { alertHistoryRoutes } from './routes/alert-history.ts';
@@ -37,6 +38,7 @@ import { notificationEmailRoutes } from './routes/notification-emails.ts';
 import { searchPodcasts, searchRoutes } from './routes/search.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { ProblemSchema } from './schemas.ts';
+import { type ENTITY_SEARCH_TYPES, searchEntities } from './search/name-search.ts';
 import type { SearchServices } from './search/search-services.ts';
 import { buildRequestValidator } from './validation.ts';
 
@@ -157,7 +159,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     delivery: services.delivery,
     extras: services.alerts,
     analytics: services.analytics,
-    publicUrl: settings.publicUrl,
   });
   await app.register(healthRoutes, { readiness: deps.readiness, metrics: deps.metrics });
   await app.register(accountRoutes, {
@@ -190,7 +191,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
   await registerDashboard(app as unknown as FastifyInstance, {
-    services: { ...people, accounts: services.accounts, usageCounter, alerting },
+    services: {
+      ...people,
+      accounts: services.accounts,
+      usageCounter,
+      alerting,
+      catalog: services.catalog,
+      ...(services.search ? { entitySearch: entitySearch(services.search, app.cursors) } : {}),
+    },
     settings: {
       dashboardUrl: settings.dashboardUrl,
       publicUrl: settings.publicUrl,
@@ -205,4 +213,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     limits: settings.attemptLimits,
   });
   return app as unknown as FastifyInstance;
+}
+
+const ALERT_ENTITY_TYPES = {
+  person: 'PERSON',
+  company: 'COMPANY',
+  knowledge_graph_entity: 'KNOWLEDGE_GRAPH_ENTITY',
+} as const satisfies Record<(typeof ENTITY_SEARCH_TYPES)[number], string>;
+
+/** The dashboard's entity picker: the first 8 results of entity search (none for a query it refuses). */
+function entitySearch(search: SearchServices, cursors: Cursors) {
+  return async (q: string): Promise<EntityHit[]> => {
+    const found = await searchEntities(search, cursors, { q, limit: 8 }).catch((err: unknown) => {
+      if (err instanceof ProblemError) return { data: [] };
+      throw err;
+    });
+    return found.data.map((item) => {
+      const type = item.type as (typeof ENTITY_SEARCH_TYPES)[number];
+      const record = item[type] as { id: string; name: string };
+      return { id: record.id, name: record.name, entity_type: ALERT_ENTITY_TYPES[type] };
+    });
+  };
 }

@@ -5,6 +5,7 @@ import type {
   Destination,
   TestDelivery,
 } from '../../processors/alerts/index.ts';
+import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import type { Accounts, Plan, Principal, Project } from '../../projections/state/accounts.ts';
 import type { ApiKeyUsage } from '../../projections/state/api-key-usage.ts';
 import type { Memberships, Role } from '../../projections/state/memberships.ts';
@@ -38,6 +39,13 @@ export const ATTEMPT_LIMITS: AttemptLimits = {
   signUp: { perClient: 10, windowMs: 60 * 60_000 },
 };
 
+/** An entity search result as the alert form's picker shows it. */
+export interface EntityHit {
+  id: string;
+  name: string;
+  entity_type: 'PERSON' | 'COMPANY' | 'KNOWLEDGE_GRAPH_ENTITY';
+}
+
 /** The team-chat app of this deployment, for the OAuth v2 install. */
 export interface ChatOAuthSettings {
   clientId: string;
@@ -53,6 +61,10 @@ export interface DashboardContext extends PeopleServices {
   alerting: AlertApiServices;
   /** Webhook and team-chat connections, the chat API, the outbound guard (`alerting.delivery`). */
   delivery: DeliveryKit;
+  /** Entity names. */
+  catalog: CatalogReader;
+  /** People, companies and topics by name, as `GET /v1/entities/search` ranks them (absent: no search index). */
+  entitySearch?: (q: string) => Promise<EntityHit[]>;
   /** Absent: the install from the dashboard is not configured. */
   chatOAuth?: ChatOAuthSettings;
   /** Signs the `state` of a team-chat install. */

@@ -16,6 +16,7 @@ import {
   checkDestination,
   sendTestToConnection,
 } from '../../processors/alerts/index.ts';
+import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import type { Accounts } from '../../projections/state/accounts.ts';
 import type { LinkSigner } from '../../projections/state/people.ts';
 import type { UsageCounter } from '../plugins/usage.ts';
@@ -26,6 +27,7 @@ import {
   type ChatOAuthSettings,
   createLink,
   type DashboardContext,
+  type EntityHit,
   memberProject,
   type PeopleServices,
 } from './context.ts';
@@ -33,8 +35,11 @@ import { type Html, html } from './html.ts';
 import { page, type View } from './layout.ts';
 import { AccountMail } from './mails.ts';
 import { accountPages } from './pages/account.ts';
+import { alertPages } from './pages/alerts.ts';
 import { chatPages } from './pages/chat.ts';
+import { deliveryPages } from './pages/deliveries.ts';
 import { keyPages } from './pages/keys.ts';
+import { notificationEmailPages } from './pages/notification-emails.ts';
 import { organizationPages } from './pages/organizations.ts';
 import { projectPages } from './pages/projects.ts';
 import { webhookPages } from './pages/webhooks.ts';
@@ -45,7 +50,13 @@ import { notFound, PageError, Redirect, Visits } from './visit.ts';
 export const DASHBOARD_PREFIX = '/dashboard';
 
 export interface DashboardOptions {
-  services: PeopleServices & { accounts: Accounts; usageCounter: UsageCounter; alerting: AlertApiServices };
+  services: PeopleServices & {
+    accounts: Accounts;
+    usageCounter: UsageCounter;
+    alerting: AlertApiServices;
+    catalog: CatalogReader;
+    entitySearch?: (q: string) => Promise<EntityHit[]>;
+  };
   /**
    * `{dashboard_url}` (public address of the pages), the API's public URL, and the per-key rate
    * limit that overrides every plan's when set (`RATE_LIMIT_PER_MINUTE`).
@@ -215,6 +226,9 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
   keyPages(app, ctx);
   chatPages(app, ctx);
   webhookPages(app, ctx);
+  notificationEmailPages(app, ctx);
+  alertPages(app, ctx);
+  deliveryPages(app, ctx);
 
   // Expired sessions are deleted now and then (a visitor's lasts 2 hours).
   const sweep = setInterval(() => {

@@ -31,7 +31,7 @@ export const dashboardPaths = {
   alert: (alertId: string) => `/alerts/${e(alertId)}`,
   editAlert: (alertId: string) => `/alerts/${e(alertId)}/edit`,
   delivery: (deliveryId: string) => `/deliveries/${e(deliveryId)}`,
-  notificationEmails: (orgId: string) => `/orgs/${e(orgId)}#notification-emails`,
+  notificationEmails: (orgId: string) => `/orgs/${e(orgId)}/notification-emails`,
 } as const;
 
 /** An absolute link to a dashboard page: `dashboardUrl` + the page's path. */

@@ -168,6 +168,7 @@ export const openapiPlugin = fp<{ publicUrl: string; docsUrl: string; dashboardU
         `- [Sign up](${dashboardLink(opts.dashboardUrl, dashboardPaths.signUp())}): an account, its organization and projects`,
         `- [Sign in](${dashboardLink(opts.dashboardUrl, dashboardPaths.signIn())}): mint and revoke API keys, see usage and rate limits, manage webhook connections, team-chat installs, notification emails and alerts`,
         `- API keys of a project: ${dashboardLink(opts.dashboardUrl, dashboardPaths.keys('{projectId}'))}`,
+        `- Alerts of a project: ${dashboardLink(opts.dashboardUrl, dashboardPaths.alerts('{projectId}'))}; a delivery (what webhook envelopes' \`url\` links to): ${dashboardLink(opts.dashboardUrl, dashboardPaths.delivery('{deliveryId}'))}`,
         `- Plan and how to upgrade: ${dashboardLink(opts.dashboardUrl, dashboardPaths.plan('{projectId}'))}`,
         '',
         '## Endpoints',

@@ -51,9 +51,11 @@ describe('links to the dashboard', () => {
     expect(auth).not.toContain('{dashboard_url}');
     const links = [...dashboardLinks(auth), ...dashboardLinks(llms), ...dashboardLinks(openapi)];
     expect(dashboardLinks(auth).length).toBeGreaterThanOrEqual(4);
-    expect(dashboardLinks(llms).length).toBeGreaterThanOrEqual(4);
+    expect(dashboardLinks(llms).length).toBeGreaterThanOrEqual(5);
     expect(dashboardLinks(openapi).length).toBeGreaterThanOrEqual(3);
-    for (const link of new Set(links)) await expectPage(link);
+    // A delivery page needs a delivery; its path is the one the alert tests follow.
+    for (const link of new Set(links.filter((l) => !l.includes('{deliveryId}')))) await expectPage(link);
+    expect(llms).toContain(`${DASHBOARD}/deliveries/{deliveryId}`);
   });
 
   it('in the resolve of problem documents', async () => {
@@ -69,6 +71,19 @@ describe('links to the dashboard', () => {
     ];
     const expired = await api.accounts.createApiKey({ projectId, expiresAt: new Date(Date.now() - 1000) });
     links.push(await resolveOf('GET', `/v1/organizations/x/projects`, { 'x-api-key': expired.key }));
+    // The plan gate of alerts (the project is on the Starter plan).
+    const alert = await api.app.inject({
+      method: 'POST',
+      url: `/v1/projects/${projectId}/alerts`,
+      headers: { 'x-api-key': key },
+      payload: {
+        title: 't',
+        entities: [{ entity_type: 'COMPANY', entity_id: 'x' }],
+        notifications: [{ type: 'WEBHOOK', webhook_connection_id: 'whc_x' }],
+      },
+    });
+    expect(alert.json()).toMatchObject({ error_code: 'plan_does_not_support_alerts' });
+    links.push((alert.json() as { resolve: { url: string } }).resolve.url);
     // Premium gates (their routes need the analytics store): the same function the routes call.
     const principal = await api.accounts.authenticate(key);
     try {

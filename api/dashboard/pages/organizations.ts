@@ -169,6 +169,8 @@ ${form(
 <div class="actions"><button type="submit">Create project</button></div>`,
   { label: 'Create a project' },
 )}
+<h2 id="notification-emails">Notification emails</h2>
+<p>The addresses alerts of this organization's projects may mail: <a href="${href(view, paths.notificationEmails(org.id))}">notification emails</a>.</p>
 <h2 id="members">Members</h2>
 ${table({ caption: 'Members', hideCaption: true, head: ['Member', 'Role', 'Since', owner ? 'Manage' : ''], rows: memberRows })}
 ${
