@@ -1,14 +1,15 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Readiness } from '../infra/readiness.ts';
 import {
   type AlertApiExtras,
   alertApiServices,
   type DeliveryKit,
   TokenSigner,
 } from '../processors/alerts/index.ts';
+import { analyticsReads } from '../projections/analytics/analytics-reads.ts';
 import type { AnalyticsStore } from '../projections/analytics/analytics-store.ts';
+import { CatalogLists } from '../projections/catalog/catalog-lists.ts';
 import type { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import type { Accounts } from '../projections/state/accounts.ts';
 import { ApiKeyUsage } from '../projections/state/api-key-usage.ts';
@@ -18,6 +19,7 @@ import { Sessions } from '../projections/state/sessions.ts';
 import type { StateStore } from '../projections/state/state-store.ts';
 import type { AttemptLimits, ChatOAuthSettings, EntityHit, PeopleServices } from './dashboard/context.ts';
 import { registerDashboard } from './dashboard/index.ts';
+import { pageRoutes } from './pages/pages.ts';
 import { Cursors } from './pagination.ts';
 import { authenticationPlugin } from './plugins/authentication.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
@@ -26,21 +28,31 @@ import { rateLimitsPlugin } from './plugins/rate-limits.ts';
 import { textGuardPlugin } from './plugins/text-guard.ts';
 import { UsageCounter, usagePlugin } from './plugins/usage.ts';
 import { ProblemError } from './problem.ts';
+import { RequestLogController } from './request-log.ts';
 import { accountRoutes } from './routes/accounts.ts';
+import { advertisingRoutes } from './routes/advertising.ts';
 import { alertDisableRoutes } from './routes/alert-disable.ts';
 import { alertHistoryRoutes } from './routes/alert-history.ts';
 import { alertRoutes } from './routes/alerts.ts';
-import { analyticsRoutes } from './routes/analytics.ts';
+import { biasRoutes } from './routes/bias.ts';
 import { chatRoutes } from './routes/chat.ts';
-import { healthRoutes, type MetricsText } from './routes/health.ts';
+import { companyPeopleRoutes } from './routes/companies-people.ts';
+import { entityRoutes } from './routes/entities.ts';
+import { episodeRoutes } from './routes/episodes.ts';
+import { healthRoutes, type MetricsText, type ReadinessProbe } from './routes/health.ts';
 import { type IngestServices, ingestRoutes } from './routes/ingest.ts';
+import { mentionRoutes } from './routes/mentions.ts';
 import { notificationEmailRoutes } from './routes/notification-emails.ts';
+import { podcastRoutes } from './routes/podcasts.ts';
+import { publisherRoutes } from './routes/publishers.ts';
+import { rankingRoutes } from './routes/rankings.ts';
 import { searchPodcasts, searchRoutes } from './routes/search.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { ProblemSchema } from './schemas.ts';
 import { type ENTITY_SEARCH_TYPES, searchEntities } from './search/name-search.ts';
 import type { SearchServices } from './search/search-services.ts';
 import { buildRequestValidator } from './validation.ts';
+import type { AnalyticsRouteOptions } from './views/analytics.ts';
 
 /** Largest request line and headers the server reads. */
 export const MAX_HEADER_BYTES = 128 * 1024;
@@ -95,7 +107,7 @@ export function peopleServices(state: StateStore, delivery: DeliveryKit): People
 
 export interface AppDeps {
   logger: Logger;
-  readiness: Readiness;
+  readiness: ReadinessProbe;
   /** What `GET /metrics` reports (absent: nothing). */
   metrics?: MetricsText;
   services: ApiServices;
@@ -111,6 +123,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { settings, services } = deps;
   const app = Fastify({
     loggerInstance: deps.logger,
+    // One line per answered request (probes at debug).
+    logController: new RequestLogController(),
     bodyLimit: settings.bodyLimitBytes,
     // A `__proto__` or `constructor.prototype` key in a JSON body is dropped, like any unknown
     // field, rather than failing the whole body as "not JSON".
@@ -161,6 +175,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     analytics: services.analytics,
   });
   await app.register(healthRoutes, { readiness: deps.readiness, metrics: deps.metrics });
+  await app.register(pageRoutes);
   await app.register(accountRoutes, {
     accounts: services.accounts,
     notificationEmails: alerting.notificationEmails,
@@ -181,14 +196,28 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   if (services.search) await app.register(searchRoutes, { services: services.search });
   if (services.analytics) {
+    // Every read served from the analytics store and the catalog: mentions, entities, sponsors and
+    // ads, rankings, bias, podcasts / publishers / companies / people, episodes and transcripts.
     const search = services.search;
-    await app.register(analyticsRoutes, {
-      analytics: services.analytics,
+    const options: AnalyticsRouteOptions = {
+      reads: analyticsReads(services.analytics),
       catalog: services.catalog,
-      state: services.state,
+      lists: new CatalogLists(services.state),
       dashboardUrl: settings.dashboardUrl,
       ...(search ? { searchPodcasts: (p: { q: string }) => searchPodcasts(search, app.cursors, p) } : {}),
-    });
+    };
+    for (const routes of [
+      mentionRoutes,
+      entityRoutes,
+      advertisingRoutes,
+      rankingRoutes,
+      biasRoutes,
+      podcastRoutes,
+      publisherRoutes,
+      companyPeopleRoutes,
+      episodeRoutes,
+    ])
+      await app.register(routes, options);
   }
   await registerDashboard(app as unknown as FastifyInstance, {
     services: {

@@ -160,3 +160,21 @@ declare module 'fastify' {
     cursors: Cursors;
   }
 }
+
+/** A page of an in-memory list, by offset; `limit` absent means everything. */
+export function offsetPage<T>(
+  cursors: Cursors,
+  endpoint: string,
+  items: T[],
+  limit: number | undefined,
+  cursor: string | undefined,
+) {
+  const offset = cursors.decode(endpoint, cursor, Position.offset()) ?? 0;
+  const end = limit === undefined ? items.length : offset + limit;
+  const out: { data: T[]; has_more: boolean; cursor?: string } = {
+    data: items.slice(offset, end),
+    has_more: end < items.length,
+  };
+  if (out.has_more) out.cursor = cursors.encode(endpoint, end);
+  return out;
+}

@@ -27,12 +27,12 @@ import { type AnalyticsStore, migrateAnalytics } from '../projections/analytics/
 import { ChdbAnalyticsStore } from '../projections/analytics/chdb-analytics-store.ts';
 import { ClickHouseAnalyticsStore } from '../projections/analytics/clickhouse-analytics-store.ts';
 import { CatalogReader } from '../projections/catalog/catalog-reader.ts';
-import { fetchModel, findCachedModel } from '../projections/embeddings/model-fetch.ts';
+import { defaultModelsDir, fetchModel, findCachedModel } from '../projections/embeddings/model-fetch.ts';
 import { OnnxEmbeddings } from '../projections/embeddings/onnx-embeddings.ts';
 import { OpenAiEmbeddings } from '../projections/embeddings/openai-embeddings.ts';
 import { WorkerEmbeddings } from '../projections/embeddings/worker-embeddings.ts';
-import { LanceDbSearchIndex } from '../projections/search/lancedb-search-index.ts';
-import { OpenSearchSearchIndex } from '../projections/search/opensearch-search-index.ts';
+import { LanceDbSearchIndex } from '../projections/search/lancedb/lancedb-search-index.ts';
+import { OpenSearchSearchIndex } from '../projections/search/opensearch/opensearch-search-index.ts';
 import {
   classifyingErrors,
   classifyLanceDbError,
@@ -290,7 +290,7 @@ export async function deleteSearchIndex(config: Config): Promise<string> {
 
 /** Where the local embeddings model is cached. */
 export function modelsDir(config: Config): string {
-  return path.resolve(config.env.EARSHOT_MODELS_DIR ?? path.join(config.dataDir, 'models'));
+  return defaultModelsDir({ ...process.env, EARSHOT_MODELS_DIR: config.env.EARSHOT_MODELS_DIR });
 }
 
 /**

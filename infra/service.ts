@@ -14,6 +14,7 @@ import { consumerMetrics, Metrics } from './metrics.ts';
 import { operatorActions } from './operator.ts';
 import { declarePipeline, ofRoles } from './pipeline.ts';
 import { Readiness } from './readiness.ts';
+import { announceWhenReady, type DemoKey } from './ready-banner.ts';
 
 export interface Service {
   platform: Platform;
@@ -29,7 +30,8 @@ export function apiSettings(config: Config): ApiSettings {
   const { env } = config;
   return {
     publicUrl: publicUrlOf(config),
-    docsUrl: env.EARSHOT_DOCS_URL,
+    // Problem `type` URLs resolve: to the docs host when there is one, else to this service's /errors pages.
+    docsUrl: env.EARSHOT_DOCS_URL ?? publicUrlOf(config),
     dashboardUrl: dashboardUrlOf(config),
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     failedAuthPerMinute: env.RATE_LIMIT_FAILED_AUTH_PER_MINUTE,
@@ -47,26 +49,11 @@ export function apiSettings(config: Config): ApiSettings {
   };
 }
 
-function announceDemoKey(
-  demo: Awaited<ReturnType<Platform['accounts']['ensureDemoAccount']>>,
-  url: string,
-  logger: Logger,
-): void {
-  if (demo.mintedKey) {
-    process.stderr.write(
-      `\nDemo project "${demo.project.name}" (${demo.project.id}, plan ${demo.project.plan_code}).\n` +
-        `Its API key, shown once:\n\n  ${demo.mintedKey}\n\n` +
-        `Try: curl -H "X-API-Key: ${demo.mintedKey}" ${url}/v1/organizations/${demo.project.organization_id}/projects\n\n`,
-    );
-    logger.info({ project: demo.project.id }, 'demo API key minted and printed');
-  } else if (demo.bootstrapped) {
-    logger.info({ project: demo.project.id }, 'demo project uses EARSHOT_BOOTSTRAP_API_KEY');
-  } else {
-    process.stderr.write(
-      `\nDemo project ${demo.project.id}: its key was printed when it was created. ` +
-        `Mint another with: npx earshot keys create --project ${demo.project.id}\n\n`,
-    );
-  }
+function demoKeyOf(demo: Awaited<ReturnType<Platform['accounts']['ensureDemoAccount']>>): DemoKey {
+  const projectId = demo.project.id;
+  if (demo.mintedKey) return { kind: 'minted', key: demo.mintedKey, projectId };
+  if (demo.bootstrapped) return { kind: 'bootstrap', projectId };
+  return { kind: 'printed-before', projectId };
 }
 
 /** Starts the roles of `config.roles` in this process. */
@@ -145,7 +132,11 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
   // captured, so readiness waits for it to be processed) and the feed poller.
   const feedHttp = config.roles.has('ingest') ? createFeedHttp(config) : undefined;
   const ingest = feedHttp
-    ? await startIngestRole({ ...platform, ingestState, feedHttp }, config, logger)
+    ? await startIngestRole(
+        { ...platform, ingestState, feedHttp },
+        { dataDir: config.dataDir, demo: config.env.EARSHOT_DEMO === 'on' },
+        logger,
+      )
     : undefined;
 
   // Ready once every declared step of these roles has committed what was in its topics when the
@@ -208,6 +199,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
 
   let app: FastifyInstance | undefined;
   let url: string | undefined;
+  let demoKey: DemoKey | undefined;
   if (config.roles.has('api')) {
     const demo = await platform.accounts.ensureDemoAccount(config.env.EARSHOT_BOOTSTRAP_API_KEY);
     const ingestTokens = new IngestTokens(platform.state);
@@ -241,9 +233,19 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       settings: apiSettings(config),
     });
     url = await app.listen({ port: config.env.PORT, host: config.env.HOST });
-    announceDemoKey(demo, config.env.EARSHOT_PUBLIC_URL ?? url, logger);
+    demoKey = demoKeyOf(demo);
   }
   logger.info({ roles: [...config.roles], url, startupMs: Date.now() - started }, 'earshot started');
+  // Printed last, once /readyz would answer 200: where the API is, a key and a request to try.
+  const stopBanner = url
+    ? announceWhenReady({
+        readiness,
+        url: (config.env.EARSHOT_PUBLIC_URL ?? url).replace(/\/$/, ''),
+        demo: demoKey,
+        logger,
+        startedAt: started,
+      })
+    : undefined;
 
   let stopping: Promise<void> | undefined;
   return {
@@ -255,6 +257,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     stop() {
       stopping ??= (async () => {
         clearInterval(maintenance);
+        stopBanner?.();
         await app?.close();
         await admin.close();
         await ingest?.stop();

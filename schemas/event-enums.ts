@@ -1,5 +1,7 @@
 import type { DevEarshotEvents as AlertMatched } from './generated/AlertMatched.ts';
+import { DevEarshotEvents as ClipEvents } from './generated/Clips.ts';
 import type { DevEarshotEvents as DeliveryRequested } from './generated/DeliveryRequested.ts';
+import { DevEarshotEvents as SegmentEvents } from './generated/Segments.ts';
 import type { DevEarshotEvents as SpeakersIdentified } from './generated/SpeakersIdentified.ts';
 
 /**
@@ -43,3 +45,16 @@ export const SPEAKER_ROLES = symbols<SpeakerRole>()([
   'AUDIENCE',
   'SOUNDBITE_SPEAKER',
 ]);
+
+/** The symbols of an enum, read from the Avro schema that declares it (for long lists). */
+function schemaSymbols<T extends string>(enumSchema: string): readonly T[] {
+  return (JSON.parse(enumSchema) as { symbols: T[] }).symbols;
+}
+
+/** The kinds of clip an episode has; what clip search filters by. */
+export type ClipType = ClipEvents.ClipType;
+export const CLIP_TYPES = schemaSymbols<ClipType>(ClipEvents.ClipTypeSchema);
+
+/** The kinds of segment an episode is divided into; what dialogue search filters by. */
+export type SegmentType = SegmentEvents.SegmentType;
+export const SEGMENT_TYPES = schemaSymbols<SegmentType>(SegmentEvents.SegmentTypeSchema);

@@ -159,7 +159,7 @@ export const openapiPlugin = fp<{ publicUrl: string; docsUrl: string; dashboardU
         '',
         '## Docs',
         '',
-        `- [OpenAPI 3.1 document](${opts.publicUrl}/openapi.json): every endpoint, parameter and response schema`,
+        `- [OpenAPI document](${opts.publicUrl}/openapi.json): every endpoint, parameter and response schema`,
         `- [Authentication](${opts.publicUrl}/auth.md): API keys, errors, rate limits`,
         `- [Interactive reference](${opts.publicUrl}/docs)`,
         '',

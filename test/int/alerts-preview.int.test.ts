@@ -4,7 +4,7 @@ import { DAY_MS } from '../../processors/alerts/model.ts';
 import { analyticsBiasReader } from '../../processors/alerts/reads/bias.ts';
 import { migrateAnalytics } from '../../projections/analytics/analytics-store.ts';
 import { ChdbAnalyticsStore } from '../../projections/analytics/chdb-analytics-store.ts';
-import { TABLES } from '../../projections/analytics/rows.ts';
+import { TABLES } from '../../projections/analytics/tables.ts';
 import { CATALOG, seedCatalog } from '../support/alerts.ts';
 import { testApi } from '../support/api.ts';
 import { tempDir } from '../support/temp-dir.ts';

@@ -1,11 +1,11 @@
 /**
  * When deliveries are attempted: attempt 1 at once, then after each failure the next step of
- * the schedule (default 5 s, 5 min, 30 min, 2 h — five attempts in all), each with ±10 %
+ * the schedule (by default 5 s, 5 min, 30 min, 2 h — five attempts in all; the default is
+ * EARSHOT_DELIVERY_RETRY_SCHEDULE in infra/config.ts), each with ±10 %
  * jitter so a receiver that comes back is not hit by every retry at the same instant. A
  * `Retry-After` the receiver sends moves the next attempt later, never earlier, and is capped
  * at the longest step of the schedule.
  */
-export const DEFAULT_SCHEDULE = '0s,5s,5m,30m,2h';
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
@@ -18,15 +18,6 @@ export function parseSchedule(text: string): number[] {
     if (!m) throw new Error(`"${p}" is not a duration like 500ms, 5s, 5m or 2h`);
     return Math.round(Number(m[1]) * UNITS[m[2]!]!);
   });
-}
-
-export function scheduleProblem(text: string): string | undefined {
-  try {
-    parseSchedule(text);
-    return undefined;
-  } catch (err) {
-    return (err as Error).message;
-  }
 }
 
 export class RetrySchedule {

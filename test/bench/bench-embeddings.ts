@@ -1,7 +1,8 @@
 import { pathToFileURL } from 'node:url';
-import type { EmbeddingsPort } from './embeddings-port.ts';
-import { defaultModelsDir, fetchModel } from './model-fetch.ts';
-import { OnnxEmbeddings } from './onnx-embeddings.ts';
+import type { EmbeddingsPort } from '../../projections/embeddings/embeddings-port.ts';
+import { fetchModel } from '../../projections/embeddings/model-fetch.ts';
+import { OnnxEmbeddings } from '../../projections/embeddings/onnx-embeddings.ts';
+import { modelsDirOf } from '../support/open-embeddings.ts';
 
 export interface EmbeddingsBenchResult {
   model: string;
@@ -95,7 +96,7 @@ function round(value: number, digits: number): number {
 async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 512);
   const { dir, source } = await fetchModel({
-    modelsDir: process.env['EARSHOT_MODELS_DIR'] || defaultModelsDir(),
+    modelsDir: process.env['EARSHOT_MODELS_DIR'] || modelsDirOf(),
     onProgress: (p) => process.stderr.write(`\r${p.source}: ${(p.receivedBytes / 1e6).toFixed(1)} MB`),
   });
   process.stderr.write(`model from ${source} at ${dir}\n`);

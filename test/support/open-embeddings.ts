@@ -1,14 +1,19 @@
-import type { EmbeddingsAvailability, EmbeddingsPort } from './embeddings-port.ts';
+import path from 'node:path';
+import type { EmbeddingsAvailability, EmbeddingsPort } from '../../projections/embeddings/embeddings-port.ts';
 import {
-  defaultModelsDir,
   type FetchProgress,
   fetchModel,
   findCachedModel,
   MODEL_NAME,
-} from './model-fetch.ts';
-import { OnnxEmbeddings } from './onnx-embeddings.ts';
-import { OpenAiEmbeddings } from './openai-embeddings.ts';
+} from '../../projections/embeddings/model-fetch.ts';
+import { OnnxEmbeddings } from '../../projections/embeddings/onnx-embeddings.ts';
+import { OpenAiEmbeddings } from '../../projections/embeddings/openai-embeddings.ts';
 
+/**
+ * An embeddings adapter chosen from a plain configuration, for tests of the adapters: the server
+ * when a URL is given, else the cached local model, else none with the reason. The service
+ * chooses its adapters in infra/composition.ts from its Config.
+ */
 export interface EmbeddingsConfig {
   /** OpenAI-compatible server; when set it is used instead of the local model. */
   url?: string;
@@ -33,6 +38,11 @@ export interface OpenedEmbeddings {
   availability: EmbeddingsAvailability;
 }
 
+/** `<EARSHOT_DATA_DIR or ./data>/models`. */
+export function modelsDirOf(env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(env['EARSHOT_DATA_DIR'] || './data', 'models');
+}
+
 export function embeddingsConfigFromEnv(env: NodeJS.ProcessEnv = process.env): EmbeddingsConfig {
   const number = (name: string) => {
     const raw = env[name];
@@ -44,7 +54,7 @@ export function embeddingsConfigFromEnv(env: NodeJS.ProcessEnv = process.env): E
     return value;
   };
   const config: EmbeddingsConfig = {
-    modelsDir: defaultModelsDir(env),
+    modelsDir: modelsDirOf(env),
     fetchIfMissing: /^(1|on|true|yes)$/i.test(env['EARSHOT_EMBEDDINGS_FETCH'] ?? ''),
   };
   if (env['EARSHOT_EMBEDDINGS_URL']) config.url = env['EARSHOT_EMBEDDINGS_URL'];
