@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { dashboardLink, dashboardPaths } from './dashboard/paths.ts';
+import { dashboardLink, dashboardPaths } from './dashboard-paths.ts';
 import { principalOf } from './plugins/authentication.ts';
 import { invalidParameter, problem } from './problem.ts';
 

@@ -11,11 +11,11 @@ import type { ApiKeyUsage } from '../../projections/state/api-key-usage.ts';
 import type { Memberships, Role } from '../../projections/state/memberships.ts';
 import type { LinkSigner, People } from '../../projections/state/people.ts';
 import type { Sessions } from '../../projections/state/sessions.ts';
+import { dashboardLink } from '../dashboard-paths.ts';
 import type { UsageCounter } from '../plugins/usage.ts';
 import type { Html } from './html.ts';
 import type { View } from './layout.ts';
 import type { AccountMail } from './mails.ts';
-import { dashboardLink } from './paths.ts';
 import { notFound, type Visits } from './visit.ts';
 
 /** People, their sessions and organizations, and key usage: what the dashboard adds to the API's services. */

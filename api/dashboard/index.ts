@@ -19,6 +19,7 @@ import {
 import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import type { Accounts } from '../../projections/state/accounts.ts';
 import type { LinkSigner } from '../../projections/state/people.ts';
+import { dashboardPaths } from '../dashboard-paths.ts';
 import type { UsageCounter } from '../plugins/usage.ts';
 import { ERROR_CODES, ProblemError } from '../problem.ts';
 import {
@@ -43,7 +44,6 @@ import { notificationEmailPages } from './pages/notification-emails.ts';
 import { organizationPages } from './pages/organizations.ts';
 import { projectPages } from './pages/projects.ts';
 import { webhookPages } from './pages/webhooks.ts';
-import { dashboardPaths } from './paths.ts';
 import { notFound, PageError, Redirect, Visits } from './visit.ts';
 
 /** Where the api role serves the dashboard. */

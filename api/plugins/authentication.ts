@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { type Accounts, isExpired, type Principal } from '../../projections/state/accounts.ts';
-import { dashboardLink, dashboardPaths } from '../dashboard/paths.ts';
+import { dashboardLink, dashboardPaths } from '../dashboard-paths.ts';
 import { problem } from '../problem.ts';
 
 declare module 'fastify' {

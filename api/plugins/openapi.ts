@@ -5,7 +5,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { dashboardLink, dashboardPaths } from '../dashboard/paths.ts';
+import { dashboardLink, dashboardPaths } from '../dashboard-paths.ts';
 import { routeAccess } from './authentication.ts';
 import {
   constrainBody,

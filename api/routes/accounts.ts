@@ -8,7 +8,7 @@ import {
 } from '../../processors/alerts/index.ts';
 import type { Accounts, Project } from '../../projections/state/accounts.ts';
 import { sqlState, UNIQUE_VIOLATION } from '../../projections/state/state-store.ts';
-import { dashboardLink, dashboardPaths } from '../dashboard/paths.ts';
+import { dashboardLink, dashboardPaths } from '../dashboard-paths.ts';
 import { requireOwnOrganization } from '../ownership.ts';
 import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { principalOf } from '../plugins/authentication.ts';

@@ -15,7 +15,7 @@ import {
   previewView,
 } from '../../processors/alerts/index.ts';
 import type { Principal } from '../../projections/state/accounts.ts';
-import { dashboardLink, dashboardPaths } from '../dashboard/paths.ts';
+import { dashboardLink, dashboardPaths } from '../dashboard-paths.ts';
 import { requireOwnProject } from '../ownership.ts';
 import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { principalOf } from '../plugins/authentication.ts';

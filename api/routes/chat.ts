@@ -7,7 +7,7 @@ import {
   chatConnectionView,
   TOKEN_REJECTED_ERRORS,
 } from '../../processors/alerts/index.ts';
-import { dashboardLink, dashboardPaths } from '../dashboard/paths.ts';
+import { dashboardLink, dashboardPaths } from '../dashboard-paths.ts';
 import { requireOwnProject } from '../ownership.ts';
 import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { problem } from '../problem.ts';

@@ -165,7 +165,7 @@ describe('dashboard accounts', () => {
     const browser = new PageClient(api.app);
     const page = await browser.get('/sign-in');
     const cookie = String(page.headers['set-cookie']);
-    expect(cookie).toMatch(/^earshot_session=[A-Za-z0-9_-]{43}\.[A-Za-z0-9+/_-]+;/);
+    expect(cookie).toMatch(/^earshot_session=[A-Za-z0-9_-]{43}\.[A-Za-z0-9%_-]+;/);
     expect(cookie).toContain('HttpOnly');
     expect(cookie).toContain('SameSite=Lax');
     expect(cookie).toContain('Path=/dashboard');

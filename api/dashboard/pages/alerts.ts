@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Alert, AlertRuleError, sendTestWebhooks } from '../../../processors/alerts/index.ts';
+import { dashboardPaths as paths } from '../../dashboard-paths.ts';
 import { Position } from '../../pagination.ts';
 import {
   type AlertFormValues,
@@ -20,7 +21,6 @@ import type { DashboardContext, ProjectAccess } from '../context.ts';
 import { formOf, queryOf } from '../forms.ts';
 import { type Fragment, html } from '../html.ts';
 import { action, type FieldErrors, href, notice, page, projectTabs, table, when } from '../layout.ts';
-import { dashboardPaths as paths } from '../paths.ts';
 import { notFound, Redirect } from '../visit.ts';
 
 const HIDE = { schema: { hide: true } } as const;

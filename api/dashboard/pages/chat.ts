@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { dashboardPaths as paths } from '../../dashboard-paths.ts';
 import type { DashboardContext } from '../context.ts';
 import { queryOf } from '../forms.ts';
 import { type Fragment, html } from '../html.ts';
 import { action, href, notice, page, projectTabs, table, when } from '../layout.ts';
-import { dashboardPaths as paths } from '../paths.ts';
 import { notFound, PageError, Redirect } from '../visit.ts';
 
 const HIDE = { schema: { hide: true } } as const;

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
+import { dashboardPaths as paths } from '../../dashboard-paths.ts';
 import { Position } from '../../pagination.ts';
 import { TYPE_LABELS } from '../alert-form.ts';
 import type { DashboardContext } from '../context.ts';
 import { queryOf } from '../forms.ts';
 import { html } from '../html.ts';
 import { href, page, projectTabs, table, when } from '../layout.ts';
-import { dashboardPaths as paths } from '../paths.ts';
 import { notFound } from '../visit.ts';
 
 const HIDE = { schema: { hide: true } } as const;

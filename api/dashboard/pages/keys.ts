@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKeyRecord } from '../../../projections/state/accounts.ts';
+import { dashboardPaths as paths } from '../../dashboard-paths.ts';
 import type { DashboardContext, ProjectAccess } from '../context.ts';
 import { formOf, nameProblem, queryOf } from '../forms.ts';
 import { type Fragment, html } from '../html.ts';
@@ -17,7 +18,6 @@ import {
   table,
   when,
 } from '../layout.ts';
-import { dashboardPaths as paths } from '../paths.ts';
 import { notFound, Redirect } from '../visit.ts';
 
 const HIDE = { schema: { hide: true } } as const;

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sqlState, UNIQUE_VIOLATION } from '../../../projections/state/state-store.ts';
+import { dashboardPaths as paths } from '../../dashboard-paths.ts';
 import type { DashboardContext } from '../context.ts';
 import { emailProblem, formOf, queryOf } from '../forms.ts';
 import { type Fragment, html } from '../html.ts';
@@ -15,7 +16,6 @@ import {
   table,
   when,
 } from '../layout.ts';
-import { dashboardPaths as paths } from '../paths.ts';
 import { notFound, Redirect } from '../visit.ts';
 
 const HIDE = { schema: { hide: true } } as const;

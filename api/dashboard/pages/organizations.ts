@@ -7,6 +7,7 @@ import {
   type Role,
 } from '../../../projections/state/memberships.ts';
 import { sqlState, UNIQUE_VIOLATION } from '../../../projections/state/state-store.ts';
+import { dashboardPaths as paths } from '../../dashboard-paths.ts';
 import type { DashboardContext } from '../context.ts';
 import { emailProblem, formOf, nameProblem, queryOf } from '../forms.ts';
 import { type Fragment, html } from '../html.ts';
@@ -23,7 +24,6 @@ import {
   table,
   when,
 } from '../layout.ts';
-import { dashboardPaths as paths } from '../paths.ts';
 import { notFound, PageError, Redirect } from '../visit.ts';
 
 const HIDE = { schema: { hide: true } } as const;

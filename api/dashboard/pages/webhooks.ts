@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { dashboardPaths as paths } from '../../dashboard-paths.ts';
 import type { DashboardContext, ProjectAccess } from '../context.ts';
 import { formOf, nameProblem, queryOf } from '../forms.ts';
 import { type Fragment, html } from '../html.ts';
@@ -15,7 +16,6 @@ import {
   table,
   when,
 } from '../layout.ts';
-import { dashboardPaths as paths } from '../paths.ts';
 import { notFound, Redirect } from '../visit.ts';
 
 const HIDE = { schema: { hide: true } } as const;
