@@ -148,8 +148,54 @@ describe('dashboard in a browser', () => {
     expect(key).toMatch(/^esk_[A-Za-z0-9]{40}$/);
     await capture(page, 'key-minted');
     expect(await api(key)).toBe(200);
+    // A company of the demo catalog to watch, as the API lists it.
+    const entities = (await (
+      await fetch(`${svc.url}/v1/entities?limit=20`, { headers: { 'x-api-key': key } })
+    ).json()) as { data: { name: string; type: { slug: string } }[] };
+    const company = entities.data[0]!;
+    const named = new RegExp(company.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
 
-    // Revoke it: the API refuses it from the next request on.
+    // A webhook connection: the secret is shown once; a test reaches the local receiver.
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByLabel('Endpoint URL').fill(`${receiver.url}/earshot`);
+    await page.getByLabel('Name').fill('newsroom receiver');
+    await page.getByRole('button', { name: 'Add connection' }).click();
+    expect(await page.locator('#webhook-secret').inputValue()).toMatch(/^whsec_/);
+    await capture(page, 'webhook-created');
+    await page.getByRole('button', { name: 'Send a test' }).click();
+    await expect.poll(() => page.getByText('The test reached').count()).toBe(1);
+    expect(receiver.received.some((r) => (r.body as { test?: boolean }).test === true)).toBe(true);
+    await capture(page, 'webhook-tested');
+
+    // An alert, with the entity picked from search suggestions as one types.
+    await page.getByRole('link', { name: 'Alerts', exact: true }).click();
+    await capture(page, 'alerts');
+    await page.getByRole('link', { name: 'New alert' }).click();
+    await page.getByLabel('Title').fill(`${company.name} on air`);
+    await page
+      .getByLabel('Find a person, company or topic')
+      .pressSequentially(company.name.split(' ')[0]!, { delay: 30 });
+    await page.getByRole('button', { name: named }).first().click();
+    await expect.poll(() => page.getByRole('checkbox', { name: named }).first().isChecked()).toBe(true);
+    await page.getByRole('checkbox', { name: /Webhook newsroom receiver/ }).check();
+    await capture(page, 'alert-form');
+    await page.getByRole('button', { name: 'Create alert' }).click();
+    await expect.poll(() => page.locator('h1').textContent()).toBe(`${company.name} on air`);
+    await capture(page, 'alert');
+    const alerts = (await (
+      await fetch(`${svc.url}/v1/projects/${projectId}/alerts`, { headers: { 'x-api-key': key } })
+    ).json()) as { data: { title: string; notifications: { type: string }[] }[] };
+    expect(alerts.data).toMatchObject([
+      { title: `${company.name} on air`, notifications: [{ type: 'WEBHOOK' }] },
+    ]);
+
+    // The same project read on a phone.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await capture(page, 'keys-on-a-phone');
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    // Revoke the key: the API refuses it from the next request on.
     await page.getByRole('button', { name: 'Revoke' }).click();
     await expect.poll(() => page.getByText('The key was revoked').count()).toBe(1);
     await capture(page, 'key-revoked');
