@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { newId, type Organization, type Project, sha256 } from './accounts.ts';
+import { newId, type Organization, type Plan, type Project, sha256 } from './accounts.ts';
 import type { User } from './people.ts';
 import type { StateStore } from './state-store.ts';
 
@@ -71,17 +71,24 @@ export class Memberships {
     return row;
   }
 
-  /** A project the person reaches through a membership of its organization, with their role. */
-  async projectOf(userId: string, projectId: string): Promise<{ project: Project; role: Role } | undefined> {
-    const [row] = await this.db.query<Project & { member_role: Role }>(
-      `SELECT p.*, m.role AS member_role FROM projects p
+  /**
+   * A project the person reaches through a membership of its organization, with their role and
+   * the project's plan (one query: every project page starts here).
+   */
+  async projectOf(
+    userId: string,
+    projectId: string,
+  ): Promise<{ project: Project; role: Role; plan: Plan } | undefined> {
+    const [row] = await this.db.query<Project & { member_role: Role; plan: Plan }>(
+      `SELECT p.*, m.role AS member_role, row_to_json(pl.*) AS plan FROM projects p
        JOIN organization_members m ON m.organization_id = p.organization_id AND m.user_id = $2
+       JOIN plans pl ON pl.code = p.plan_code
        WHERE p.id = $1`,
       [projectId, userId],
     );
     if (!row) return undefined;
-    const { member_role, ...project } = row;
-    return { project, role: member_role };
+    const { member_role, plan, ...project } = row;
+    return { project: { ...project, created_at: new Date(project.created_at) }, role: member_role, plan };
   }
 
   async members(orgId: string): Promise<Member[]> {

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +37,68 @@ function earshot(args: string[], env: Record<string, string>): Promise<string> {
       code === 0 ? resolve(out) : reject(new Error(`earshot ${args.join(' ')}: ${out}`)),
     );
   });
+}
+
+/**
+ * Loads a new episode naming `name` (as operators load data, with `earshot ingest`): an alert on
+ * it matches, and a delivery is requested (to a closed port: it stays pending).
+ */
+async function ingestEpisodeNaming(input: {
+  origin: string;
+  key: string;
+  env: Record<string, string>;
+  dir: string;
+  name: string;
+}): Promise<void> {
+  const podcasts = (await (
+    await fetch(`${input.origin}/v1/podcasts?limit=1`, { headers: { 'x-api-key': input.key } })
+  ).json()) as { data: { id: string }[] };
+  const dir = path.join(input.dir, 'new-episode');
+  fs.mkdirSync(dir, { recursive: true });
+  const id = 'ep_bench_dashboard';
+  const episode = {
+    type: 'episode',
+    data: {
+      id,
+      slug: 'bench-dashboard-episode',
+      podcast_id: podcasts.data[0]!.id,
+      guid: id,
+      title: `${input.name} in the news`,
+      description: null,
+      published_at: Date.now() - 60_000,
+      duration_seconds: 18,
+      audio_url: 'https://cdn.example/bench.mp3',
+      image_url: null,
+      language: null,
+      people: [],
+      source: 'feed',
+    },
+  };
+  const texts = [
+    `Today we talk about ${input.name}.`,
+    `${input.name} had a busy week.`,
+    'Thanks for listening.',
+  ];
+  const transcript = {
+    type: 'transcript',
+    data: {
+      episode_id: id,
+      language: 'en-US',
+      lines: texts.map((text, i) => ({
+        number: i + 1,
+        speaker: `SPEAKER_${(i % 2) + 1}`,
+        role: null,
+        start_seconds: i * 6,
+        end_seconds: i * 6 + 6,
+        text,
+        words: null,
+      })),
+      transcribed_at: Date.now(),
+    },
+  };
+  fs.writeFileSync(path.join(dir, 'episodes.ndjson'), `${JSON.stringify(episode)}\n`);
+  fs.writeFileSync(path.join(dir, 'transcripts.ndjson'), `${JSON.stringify(transcript)}\n`);
+  await earshot(['ingest', dir], input.env);
 }
 
 /** The `app` duration of a `Server-Timing` header, in milliseconds. */
@@ -128,9 +191,59 @@ export const dashboardBench: Bench = {
       }
       for (let i = 0; i < 50; i++)
         await fetch(`${origin}/v1/podcasts?limit=5`, { headers: { 'x-api-key': key } });
+      // A webhook connection (to a closed loopback port: nothing is sent in the bench) and three
+      // alerts on demo entities, with the matches their backfill finds.
+      await browser.get(`${projectPath}/webhooks`);
+      await browser.post(`${projectPath}/webhooks`, { url: 'http://127.0.0.1:9/earshot', name: 'bench' });
+      const hook = /webhooks\/(whc_[a-z0-9]+)\/test/.exec(
+        (await browser.get(`${projectPath}/webhooks`)).body,
+      )![1]!;
+      const entities = (await (
+        await fetch(`${origin}/v1/entities?limit=3`, { headers: { 'x-api-key': key } })
+      ).json()) as { data: { id: string; name: string }[] };
+      const KIND: Record<string, string> = {
+        person: 'PERSON',
+        company: 'COMPANY',
+        knowledge_graph_entity: 'KNOWLEDGE_GRAPH_ENTITY',
+      };
+      let alertPath = '';
+      for (const entity of entities.data) {
+        const found = (await (
+          await fetch(`${origin}/v1/entities/search?q=${encodeURIComponent(entity.name)}&limit=1`, {
+            headers: { 'x-api-key': key },
+          })
+        ).json()) as { data: { type: string }[] };
+        await browser.get(`${projectPath}/alerts/new`);
+        const made = await browser.post(`${projectPath}/alerts/new`, {
+          title: `${entity.name} on air`,
+          kind: 'ENTITY_MENTION',
+          entity: `${KIND[found.data[0]!.type]}:${entity.id}`,
+          cadence: 'REALTIME',
+          webhook: hook,
+          relevance: 'EVERYTHING',
+          popularity: 'ANY',
+          active: 'on',
+          intent: 'save',
+        });
+        if (made.status !== 303) throw new Error(`the alert form answered ${made.status}`);
+        alertPath = /\/dashboard(\/alerts\/[^/?#]+)/.exec(made.location!)![1]!;
+      }
+      await waitUntil('backfilled matches', 60_000, async () =>
+        /history/.test((await browser.get(alertPath)).body),
+      );
+      await ingestEpisodeNaming({ origin, key, env, dir: tmp.dir, name: entities.data.at(-1)!.name });
+      let deliveryPath = '';
+      await waitUntil('a delivery of the new episode', 120_000, async () => {
+        const list = (await (
+          await fetch(`${origin}/v1${alertPath}/deliveries`, { headers: { 'x-api-key': key } })
+        ).json()) as { data: { id: string }[] };
+        deliveryPath = list.data[0] ? `/deliveries/${list.data[0].id}` : '';
+        return deliveryPath !== '';
+      });
 
       const visitor = new PageClient(origin);
-      const pages: { name: string; client: PageClient; path: string }[] = [
+      // `helper`: not a page (the picker's JSON), measured without the page target.
+      const pages: { name: string; client: PageClient; path: string; helper?: boolean }[] = [
         { name: 'sign in', client: visitor, path: '/sign-in' },
         { name: 'sign up', client: visitor, path: '/sign-up' },
         { name: 'reset password', client: visitor, path: '/reset' },
@@ -142,6 +255,19 @@ export const dashboardBench: Bench = {
         { name: 'usage', client: browser, path: `${projectPath}/usage` },
         { name: 'plan', client: browser, path: `${projectPath}/plan` },
         { name: 'team chat', client: browser, path: `${projectPath}/chat` },
+        { name: 'webhooks', client: browser, path: `${projectPath}/webhooks` },
+        { name: 'alerts', client: browser, path: `${projectPath}/alerts` },
+        { name: 'new alert', client: browser, path: `${projectPath}/alerts/new` },
+        { name: 'an alert with its matches', client: browser, path: alertPath },
+        { name: 'a delivery', client: browser, path: deliveryPath },
+        { name: 'edit an alert', client: browser, path: `${alertPath}/edit` },
+        { name: 'notification emails', client: browser, path: `${orgPath}/notification-emails` },
+        {
+          name: "the picker's entity search (JSON, LanceDB name search)",
+          client: browser,
+          path: `/entity-search?q=${encodeURIComponent(entities.data[0]!.name.slice(0, 4))}`,
+          helper: true,
+        },
       ];
       progress(`reading ${pages.length} pages ${ROUNDS} times each`);
       const times = new Map(pages.map((p) => [p.name, [] as number[]]));
@@ -158,18 +284,19 @@ export const dashboardBench: Bench = {
       for (const [name, list] of times) {
         const sorted = [...list].sort((a, b) => a - b);
         const p95 = percentile(sorted, 95);
-        worst = Math.max(worst, p95);
+        const helper = pages.find((p) => p.name === name)!.helper;
+        if (!helper) worst = Math.max(worst, p95);
         results.push({
           bench: 'dashboard',
           metric: `${name}: server time p95 (p50 ${percentile(sorted, 50).toFixed(1)}, max ${sorted.at(-1)!.toFixed(1)})`,
           value: Number(p95.toFixed(1)),
           unit: 'ms',
-          target: { op: '<=', value: TARGET_MS },
+          ...(helper ? {} : { target: { op: '<=' as const, value: TARGET_MS } }),
         });
       }
       results.push({
         bench: 'dashboard',
-        metric: `every page: slowest p95 of ${pages.length} pages`,
+        metric: `every page: slowest p95 of ${pages.filter((p) => !p.helper).length} pages`,
         value: Number(worst.toFixed(1)),
         unit: 'ms',
         target: { op: '<=', value: TARGET_MS },
