@@ -175,7 +175,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     analytics: services.analytics,
   });
   await app.register(healthRoutes, { readiness: deps.readiness, metrics: deps.metrics });
-  await app.register(pageRoutes);
+  await app.register(pageRoutes, { dashboardUrl: settings.dashboardUrl });
   await app.register(accountRoutes, {
     accounts: services.accounts,
     notificationEmails: alerting.notificationEmails,

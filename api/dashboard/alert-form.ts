@@ -1,5 +1,5 @@
 import type { Alert, RuleViolation } from '../../processors/alerts/index.ts';
-import { type Fragment, type Html, html } from './html.ts';
+import { type Fragment, html, type SafeHtml } from '../html.ts';
 import { choices, errorSummary, type FieldErrors, field, form, type View } from './layout.ts';
 
 /**
@@ -236,7 +236,7 @@ export function alertForm(
     /** Entity search with suggestions (absent: the search index is not served here). */
     searchUrl?: string;
   },
-): Html {
+): SafeHtml {
   const { values: v, errors, options } = opts;
   const entityLabel = (e: EntityChoice) =>
     html`${e.name} <span class="hint">(${TYPE_LABELS[e.type] ?? e.type})</span>`;

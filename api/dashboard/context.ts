@@ -12,8 +12,8 @@ import type { Memberships, Role } from '../../projections/state/memberships.ts';
 import type { LinkSigner, People } from '../../projections/state/people.ts';
 import type { Sessions } from '../../projections/state/sessions.ts';
 import { dashboardLink } from '../dashboard-paths.ts';
+import type { SafeHtml } from '../html.ts';
 import type { UsageCounter } from '../plugins/usage.ts';
-import type { Html } from './html.ts';
 import type { View } from './layout.ts';
 import type { AccountMail } from './mails.ts';
 import { notFound, type Visits } from './visit.ts';
@@ -88,7 +88,7 @@ export interface DashboardContext extends PeopleServices {
   /** The view of a page: links, the session's form token, the signed-in person. */
   view(request: FastifyRequest, csrf?: string): View;
   /** Sends a page (`text/html`, never cached). */
-  send(reply: FastifyReply, page: Html, status?: number): FastifyReply;
+  send(reply: FastifyReply, page: SafeHtml, status?: number): FastifyReply;
   /** An absolute link to a page, for mails. */
   link(path: string): string;
   /** The project of a signed-in member (404 for anyone else), with its plan. */

@@ -20,6 +20,7 @@ import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts'
 import type { Accounts } from '../../projections/state/accounts.ts';
 import type { LinkSigner } from '../../projections/state/people.ts';
 import { dashboardPaths } from '../dashboard-paths.ts';
+import { html, type SafeHtml } from '../html.ts';
 import type { UsageCounter } from '../plugins/usage.ts';
 import { ERROR_CODES, ProblemError } from '../problem.ts';
 import {
@@ -32,7 +33,6 @@ import {
   memberProject,
   type PeopleServices,
 } from './context.ts';
-import { type Html, html } from './html.ts';
 import { page, type View } from './layout.ts';
 import { AccountMail } from './mails.ts';
 import { accountPages } from './pages/account.ts';
@@ -150,7 +150,7 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
       assets,
     };
   };
-  const send = (reply: FastifyReply, body: Html, status = 200) =>
+  const send = (reply: FastifyReply, body: SafeHtml, status = 200) =>
     reply.code(status).type('text/html; charset=utf-8').send(body.value);
 
   const ctx: DashboardContext = {

@@ -1,4 +1,4 @@
-import { type Fragment, type Html, html, join } from './html.ts';
+import { type Fragment, html, join, type SafeHtml } from '../html.ts';
 
 /**
  * The page frame and form parts every dashboard page is built from. Every input has a label
@@ -26,8 +26,8 @@ export interface Crumb {
 
 export function page(
   view: View,
-  opts: { title: string; crumbs?: Crumb[]; tabs?: Html; body: Fragment; wide?: boolean },
-): Html {
+  opts: { title: string; crumbs?: Crumb[]; tabs?: SafeHtml; body: Fragment; wide?: boolean },
+): SafeHtml {
   const crumbs = opts.crumbs?.length
     ? html`<nav class="crumbs" aria-label="Breadcrumbs"><ol>${opts.crumbs.map((c) =>
         c.path
@@ -73,7 +73,7 @@ export function form(
   action: string,
   body: Fragment,
   opts: { inline?: boolean; confirm?: string; label?: string; id?: string } = {},
-): Html {
+): SafeHtml {
   return html`<form method="post" action="${href(view, action)}"${opts.inline ? html` class="inline"` : ''}${
     opts.confirm ? html` data-confirm="${opts.confirm}"` : ''
   }${opts.label ? html` aria-label="${opts.label}"` : ''}${opts.id ? html` id="${opts.id}"` : ''}>
@@ -88,7 +88,7 @@ export function action(
   path: string,
   label: string,
   opts: { confirm?: string; danger?: boolean; fields?: Record<string, string> } = {},
-): Html {
+): SafeHtml {
   const hidden = Object.entries(opts.fields ?? {}).map(
     ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`,
   );
@@ -128,7 +128,7 @@ export function field(opts: {
   minlength?: number;
   placeholder?: string;
   inputmode?: string;
-}): Html {
+}): SafeHtml {
   const id = `f-${opts.name}`;
   const described = [opts.hint ? `${id}-hint` : '', opts.error ? `${id}-error` : '']
     .filter(Boolean)
@@ -156,7 +156,7 @@ export function select(opts: {
   value?: string;
   hint?: string;
   error?: string;
-}): Html {
+}): SafeHtml {
   const id = `f-${opts.name}`;
   return html`<div class="field${opts.error ? ' invalid' : ''}">
 <label for="${id}">${opts.label}</label>
@@ -179,7 +179,7 @@ export function choices(opts: {
   checked: readonly string[];
   hint?: string;
   error?: string;
-}): Html {
+}): SafeHtml {
   const type = opts.type ?? 'checkbox';
   return html`<fieldset class="field${opts.error ? ' invalid' : ''}" id="f-${opts.name}">
 <legend>${opts.legend}</legend>
@@ -194,12 +194,12 @@ ${opts.options.map((o, i) => {
 </fieldset>`;
 }
 
-export function notice(text: Fragment, kind: 'info' | 'success' | 'warning' = 'info'): Html {
+export function notice(text: Fragment, kind: 'info' | 'success' | 'warning' = 'info'): SafeHtml {
   return html`<div class="notice ${kind}" role="${kind === 'warning' ? 'alert' : 'status'}">${text}</div>`;
 }
 
 /** A secret shown once, with a copy button (app.js). */
-export function shownOnce(label: string, value: string, id: string): Html {
+export function shownOnce(label: string, value: string, id: string): SafeHtml {
   return html`<div class="secret" role="region" aria-labelledby="${id}-label">
 <p id="${id}-label"><strong>${label}</strong> It is shown only now: copy it and keep it safe.</p>
 <div class="copy-row"><input id="${id}" class="mono" type="text" readonly value="${value}" aria-labelledby="${id}-label">
@@ -214,7 +214,7 @@ export function table(opts: {
   head: Fragment[];
   rows: Fragment[][];
   empty?: string;
-}): Html {
+}): SafeHtml {
   if (opts.rows.length === 0 && opts.empty) return html`<p class="empty">${opts.empty}</p>`;
   return html`<div class="table-wrap"><table>
 <caption${opts.hideCaption ? html` class="visually-hidden"` : ''}>${opts.caption}</caption>
@@ -231,7 +231,7 @@ export function when(value: Date | string | null | undefined, empty = '—'): Fr
 }
 
 /** Tabs of a project's pages. */
-export function projectTabs(view: View, projectId: string, current: string): Html {
+export function projectTabs(view: View, projectId: string, current: string): SafeHtml {
   const e = encodeURIComponent(projectId);
   const tabs: [string, string][] = [
     ['Overview', `/projects/${e}`],

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Mailer, OutgoingMail } from '../../processors/alerts/index.ts';
-import { escapeHtml } from './html.ts';
+import { escapeHtml } from '../html.ts';
 
 /**
  * The mails of accounts: address verification, "you already have an account" (what sign-up

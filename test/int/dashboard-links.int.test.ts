@@ -44,12 +44,19 @@ describe('links to the dashboard', () => {
     expect(res.status, link).toBe(200);
   }
 
-  it('in /auth.md, /llms.txt and the OpenAPI document', async () => {
+  it('in /auth.md, /llms.txt, the OpenAPI document and the start page', async () => {
     const auth = (await api.app.inject({ method: 'GET', url: '/auth.md' })).body;
     const llms = (await api.app.inject({ method: 'GET', url: '/llms.txt' })).body;
     const openapi = (await api.app.inject({ method: 'GET', url: '/openapi.json' })).body;
+    const start = (await api.app.inject({ method: 'GET', url: '/' })).body;
+    expect(dashboardLinks(start).length).toBeGreaterThanOrEqual(1);
     expect(auth).not.toContain('{dashboard_url}');
-    const links = [...dashboardLinks(auth), ...dashboardLinks(llms), ...dashboardLinks(openapi)];
+    const links = [
+      ...dashboardLinks(auth),
+      ...dashboardLinks(llms),
+      ...dashboardLinks(openapi),
+      ...dashboardLinks(start),
+    ];
     expect(dashboardLinks(auth).length).toBeGreaterThanOrEqual(4);
     expect(dashboardLinks(llms).length).toBeGreaterThanOrEqual(5);
     expect(dashboardLinks(openapi).length).toBeGreaterThanOrEqual(3);

@@ -2,9 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { passwordProblem } from '../../../projections/state/passwords.ts';
 import { RESET_TTL_MS, VERIFICATION_TTL_MS } from '../../../projections/state/people.ts';
 import { dashboardPaths as paths } from '../../dashboard-paths.ts';
+import { type Fragment, html } from '../../html.ts';
 import type { DashboardContext } from '../context.ts';
 import { attemptLimit, emailProblem, formOf, nameProblem, queryOf } from '../forms.ts';
-import { type Fragment, html } from '../html.ts';
 import { errorSummary, type FieldErrors, field, form, href, notice, page, when } from '../layout.ts';
 import { PageError, Redirect, safeNext } from '../visit.ts';
 

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Alert, AlertRuleError, sendTestWebhooks } from '../../../processors/alerts/index.ts';
 import { dashboardPaths as paths } from '../../dashboard-paths.ts';
+import { type Fragment, html } from '../../html.ts';
 import { Position } from '../../pagination.ts';
 import {
   type AlertFormValues,
@@ -19,7 +20,6 @@ import {
 } from '../alert-form.ts';
 import type { DashboardContext, ProjectAccess } from '../context.ts';
 import { formOf, queryOf } from '../forms.ts';
-import { type Fragment, html } from '../html.ts';
 import { action, type FieldErrors, href, notice, page, projectTabs, table, when } from '../layout.ts';
 import { notFound, Redirect } from '../visit.ts';
 

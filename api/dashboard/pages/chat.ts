@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { dashboardPaths as paths } from '../../dashboard-paths.ts';
+import { type Fragment, html } from '../../html.ts';
 import type { DashboardContext } from '../context.ts';
 import { queryOf } from '../forms.ts';
-import { type Fragment, html } from '../html.ts';
 import { action, href, notice, page, projectTabs, table, when } from '../layout.ts';
 import { notFound, PageError, Redirect } from '../visit.ts';
 

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { dashboardPaths as paths } from '../../dashboard-paths.ts';
+import { html } from '../../html.ts';
 import { Position } from '../../pagination.ts';
 import { TYPE_LABELS } from '../alert-form.ts';
 import type { DashboardContext } from '../context.ts';
 import { queryOf } from '../forms.ts';
-import { html } from '../html.ts';
 import { href, page, projectTabs, table, when } from '../layout.ts';
 import { notFound } from '../visit.ts';
 

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKeyRecord } from '../../../projections/state/accounts.ts';
 import { dashboardPaths as paths } from '../../dashboard-paths.ts';
+import { type Fragment, html } from '../../html.ts';
 import type { DashboardContext, ProjectAccess } from '../context.ts';
 import { formOf, nameProblem, queryOf } from '../forms.ts';
-import { type Fragment, html } from '../html.ts';
 import {
   action,
   errorSummary,

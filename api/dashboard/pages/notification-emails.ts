@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sqlState, UNIQUE_VIOLATION } from '../../../projections/state/state-store.ts';
 import { dashboardPaths as paths } from '../../dashboard-paths.ts';
+import { type Fragment, html } from '../../html.ts';
 import type { DashboardContext } from '../context.ts';
 import { emailProblem, formOf, queryOf } from '../forms.ts';
-import { type Fragment, html } from '../html.ts';
 import {
   action,
   errorSummary,

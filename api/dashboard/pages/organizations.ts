@@ -8,9 +8,9 @@ import {
 } from '../../../projections/state/memberships.ts';
 import { sqlState, UNIQUE_VIOLATION } from '../../../projections/state/state-store.ts';
 import { dashboardPaths as paths } from '../../dashboard-paths.ts';
+import { type Fragment, html } from '../../html.ts';
 import type { DashboardContext } from '../context.ts';
 import { emailProblem, formOf, nameProblem, queryOf } from '../forms.ts';
-import { type Fragment, html } from '../html.ts';
 import {
   action,
   errorSummary,

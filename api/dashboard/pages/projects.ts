@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Plan } from '../../../projections/state/accounts.ts';
 import { dashboardPaths as paths } from '../../dashboard-paths.ts';
+import { html } from '../../html.ts';
 import type { DashboardContext, ProjectAccess } from '../context.ts';
 import { formOf, nameProblem, queryOf } from '../forms.ts';
-import { html } from '../html.ts';
 import { errorSummary, field, form, href, notice, page, projectTabs, table, when } from '../layout.ts';
 import { Redirect } from '../visit.ts';
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { dashboardPaths as paths } from '../../dashboard-paths.ts';
+import { type Fragment, html } from '../../html.ts';
 import type { DashboardContext, ProjectAccess } from '../context.ts';
 import { formOf, nameProblem, queryOf } from '../forms.ts';
-import { type Fragment, html } from '../html.ts';
 import {
   action,
   errorSummary,
