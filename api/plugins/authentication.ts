@@ -102,7 +102,7 @@ export const authenticationPlugin = fp<{ accounts: Accounts; dashboardUrl: strin
             message:
               'Sign up or sign in to the dashboard, mint a key for your project, and send it as X-API-Key, Authorization: Bearer, or ?api-key=.',
             action: 'provide_api_key',
-            url: dashboardLink(dashboardUrl, dashboardPaths.home()),
+            url: dashboardLink(dashboardUrl, dashboardPaths.signIn()),
           },
         });
       }
