@@ -9,7 +9,7 @@ import { ConsumerRunner } from '../processors/consumer-runner.ts';
 import { IngestTokens } from '../projections/state/ingest-tokens.ts';
 import { adminSocketPath, startAdminSocket } from './admin-socket.ts';
 import { buildPlatform, createFeedHttp, type Platform } from './composition.ts';
-import { type Config, publicUrlOf } from './config.ts';
+import { type Config, dashboardUrlOf, publicUrlOf } from './config.ts';
 import { consumerMetrics, Metrics } from './metrics.ts';
 import { operatorActions } from './operator.ts';
 import { declarePipeline, ofRoles } from './pipeline.ts';
@@ -32,11 +32,20 @@ export function apiSettings(config: Config): ApiSettings {
     publicUrl: publicUrlOf(config),
     // Problem `type` URLs resolve: to the docs host when there is one, else to this service's /errors pages.
     docsUrl: env.EARSHOT_DOCS_URL ?? publicUrlOf(config),
-    dashboardUrl: env.EARSHOT_DASHBOARD_URL,
+    dashboardUrl: dashboardUrlOf(config),
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     failedAuthPerMinute: env.RATE_LIMIT_FAILED_AUTH_PER_MINUTE,
     bodyLimitBytes: env.API_BODY_LIMIT_BYTES,
     ingestBodyLimitBytes: env.INGEST_BODY_LIMIT_BYTES,
+    ...(env.EARSHOT_CHAT_CLIENT_ID && env.EARSHOT_CHAT_CLIENT_SECRET
+      ? {
+          chatOAuth: {
+            clientId: env.EARSHOT_CHAT_CLIENT_ID,
+            clientSecret: env.EARSHOT_CHAT_CLIENT_SECRET,
+            authorizeUrl: env.EARSHOT_CHAT_AUTHORIZE_URL,
+          },
+        }
+      : {}),
   };
 }
 
