@@ -4,23 +4,21 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchModel } from '../../projections/embeddings/model-fetch.ts';
-import { TEST_MODELS_DIR } from '../support/search.ts';
-import { spawnEarshot } from '../support/service-process.ts';
-import { tempDir } from '../support/temp-dir.ts';
-import { waitFor } from '../support/wait-for.ts';
+import { spawnEarshot } from '../../support/service-process.ts';
+import { waitFor } from '../../support/wait-for.ts';
 
 /**
- * A newcomer's first fifteen minutes, on one service started as `npm start` does (a fresh data dir,
- * the demo corpus, every role): the README's "First queries" block, read from the README and run
- * line by line; `earshot webhooks listen` against it; and every analytics read with its defaults.
+ * A newcomer's first fifteen minutes, on the service `start.e2e.test.ts` starts as `npm start`
+ * does (a fresh data dir, the demo corpus, every role, semantic search): the README's "First
+ * queries" block, read from the README and run line by line; `earshot webhooks listen` against
+ * it; and every analytics read with its defaults. Declared inside that file's describe, so the
+ * demo is started and embedded once for both.
  */
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const KEY = 'esk_e2e_first_queries_key_0123456789';
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const run = promisify(execFile);
 
 /** The shell block under "## First queries" in the README, as lines. */
-function firstQueries(): string[] {
+function readmeFirstQueries(): string[] {
   const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('## First queries'));
   const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
@@ -30,9 +28,22 @@ function firstQueries(): string[] {
 
 type Service = Awaited<ReturnType<typeof spawnEarshot>>;
 
-describe('first queries on a fresh start', () => {
-  const dir = tempDir('earshot-first-queries-');
+/** The started demo: the service, its demo key, its data dir (the admin socket's). */
+export interface DemoStart {
+  svc: Service;
+  key: string;
+  dataDir: string;
+}
+
+/** Declares the suite; its hooks run when it is reached, after the tests declared before it. */
+export function firstQueries(demo: () => DemoStart): void {
+  describe("the README's first queries", () => suite(demo));
+}
+
+function suite(demo: () => DemoStart): void {
   let svc: Service;
+  let KEY: string;
+  let dataDir: string;
   const listeners: Service[] = [];
   const get = async <T>(p: string): Promise<T> => {
     const res = await fetch(`${svc.url}${p}`, { headers: { 'x-api-key': KEY } });
@@ -40,7 +51,7 @@ describe('first queries on a fresh start', () => {
     return (await res.json()) as T;
   };
   const listen = async (args: string[]) => {
-    const l = await spawnEarshot(['webhooks', 'listen', ...args], { EARSHOT_DATA_DIR: dir.dir });
+    const l = await spawnEarshot(['webhooks', 'listen', ...args], { EARSHOT_DATA_DIR: dataDir });
     listeners.push(l);
     await waitFor(() => l.output().includes('Listening on'), {
       timeoutMs: 30_000,
@@ -59,14 +70,9 @@ describe('first queries on a fresh start', () => {
   };
 
   beforeAll(async () => {
-    await fetchModel({ modelsDir: TEST_MODELS_DIR }); // the model cache the tests share
-    svc = await spawnEarshot(['start'], {
-      EARSHOT_DATA_DIR: dir.dir,
-      EARSHOT_DEMO: 'on',
-      EARSHOT_MODELS_DIR: TEST_MODELS_DIR,
-      EARSHOT_BOOTSTRAP_API_KEY: KEY,
-    });
-    // Ready, and semantic search too (the README's third line needs it).
+    ({ svc, key: KEY, dataDir } = demo());
+    // Semantic search ready (the README's third line needs it): the start's own test waits for
+    // it first; this holds when that test is skipped or failed early.
     await waitFor(
       async () => {
         const res = await fetch(`${svc.url}/readyz`).catch(() => undefined);
@@ -80,12 +86,10 @@ describe('first queries on a fresh start', () => {
 
   afterAll(async () => {
     for (const l of listeners) await l.stop('SIGINT');
-    if (svc) expect((await svc.stop('SIGTERM')).code, svc.output().slice(-3000)).toBe(0);
-    dir.remove();
   }, 60_000);
 
   it("runs the README's first queries: each answers 2xx with data, and the alert reaches the listener signed", async () => {
-    const lines = firstQueries();
+    const lines = readmeFirstQueries();
     const origin = svc.url.replace(/^http:\/\//, '');
     const vars: Record<string, string> = { EARSHOT_API_KEY: KEY };
     const answers: { line: string; body: unknown }[] = [];
@@ -240,4 +244,4 @@ describe('first queries on a fresh start', () => {
     );
     expect(recent.data.length).toBeGreaterThan(0);
   }, 120_000);
-});
+}
