@@ -193,7 +193,11 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
 
   const admin = await startAdminSocket(
     adminSocketPath(config.dataDir),
-    operatorActions(platform.accounts, platform.delivery, new IngestTokens(platform.state)),
+    operatorActions(platform.accounts, platform.delivery, new IngestTokens(platform.state), {
+      host: config.env.HOST,
+      roles: config.roles,
+      apiUrl: publicUrlOf(config),
+    }),
     logger,
   );
 

@@ -11,13 +11,25 @@ export { type AlertApiExtras, type AlertApiServices, alertApiServices } from './
 export { TOKEN_REJECTED_ERRORS } from './delivery/channels/chat-api.ts';
 export { type Mailer, type OutgoingMail, SmtpMailer } from './delivery/channels/mailer.ts';
 export type { NotificationEmailRow } from './delivery/channels/notification-emails.ts';
+// A local receiver's session (`earshot webhooks listen`) and how it checks what it receives.
+export { verifyWebhook } from './delivery/channels/webhook-signature.ts';
 export type { ChatConnection } from './delivery/connections/chat-connections.ts';
 export {
   checkDestination,
   type Destination,
   storedDestination,
 } from './delivery/connections/destinations.ts';
+export type { WebhookConnection } from './delivery/connections/webhook-connections.ts';
 export { createDeliveryKit, type DeliveryKit } from './delivery/kit.ts';
+export {
+  closeListenSession,
+  LISTEN_CONNECTION_NAME,
+  LISTEN_LEASE_MS,
+  ListenRefusedError,
+  type ListenSession,
+  openListenSession,
+  renewListenSession,
+} from './delivery/listen.ts';
 // The outbound guard and the HTTP client through it (also given to the feed poller by infra).
 export { allowlistProblem, canonicalUrl, OutboundGuard } from './delivery/outbound/outbound-guard.ts';
 export { OutboundHttp } from './delivery/outbound/outbound-http.ts';
