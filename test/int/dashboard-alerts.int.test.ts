@@ -138,7 +138,7 @@ describe('dashboard alerts', () => {
         { entity: `PERSON:${CATALOG.apple.id}` },
         /Who or what: PERSON does not match the entity, which is a COMPANY/,
       ],
-      [{ entity: 'COMPANY:ent_nobody' }, /Who or what: ent_nobody is not a known entity/],
+      [{ entity: 'COMPANY:ent_nobody' }, /Who or what: ent_nobody is not a known company/],
       [{ webhook: 'whc_not_ours' }, /Notify: whc_not_ours is not a webhook connection of this project/],
       [{ kind: 'PODCAST_SPEAKER', role: [] }, /Speaker roles: choose at least one role/],
     ];
