@@ -272,7 +272,8 @@ describe('webhook alerts end to end', () => {
       expect(
         match.windows.some((w) => w.lines.some((l) => l.is_mention && l.text.includes('Northwind Robotics'))),
       ).toBe(true);
-      expect(body.url).toMatch(/\/v1\/alerts\/deliveries\/dlv_/);
+      // The delivery page a person opens: the dashboard's (its data is the REST delivery read below).
+      expect(body.url).toMatch(/\/dashboard\/deliveries\/dlv_/);
 
       // The delivery landing read reflects the outcome; the REST single-match read adds the percentile.
       const deliveryId = String(body.url).split('/').pop()!;
