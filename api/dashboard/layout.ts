@@ -82,12 +82,16 @@ ${body}
 </form>`;
 }
 
-/** A one-button POST form (revoke, delete, pause…). */
+/**
+ * A one-button POST form (revoke, delete, pause…). `context` completes the button's name for
+ * screen readers ("Revoke" → "Revoke key backend") without changing what is shown, so a table of
+ * rows with the same buttons stays unambiguous.
+ */
 export function action(
   view: View,
   path: string,
   label: string,
-  opts: { confirm?: string; danger?: boolean; fields?: Record<string, string> } = {},
+  opts: { confirm?: string; danger?: boolean; fields?: Record<string, string>; context?: string } = {},
 ): SafeHtml {
   const hidden = Object.entries(opts.fields ?? {}).map(
     ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`,
@@ -95,7 +99,9 @@ export function action(
   return form(
     view,
     path,
-    html`${hidden}<button type="submit"${opts.danger ? html` class="danger"` : ''}>${label}</button>`,
+    html`${hidden}<button type="submit"${opts.danger ? html` class="danger"` : ''}>${label}${
+      opts.context ? html`<span class="visually-hidden"> ${opts.context}</span>` : ''
+    }</button>`,
     { inline: true, confirm: opts.confirm },
   );
 }

@@ -3,7 +3,7 @@ import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts'
 import type { StateStore } from '../../projections/state/state-store.ts';
 import { NotificationEmails } from './delivery/channels/notification-emails.ts';
 import type { DeliveryKit } from './delivery/kit.ts';
-import { analyticsBiasReader, type PodcastBiasReader } from './reads/bias.ts';
+import { analyticsBiasReader, cachedBiasReader, type PodcastBiasReader } from './reads/bias.ts';
 import { deliveriesPage, deliveryDocument } from './reads/deliveries.ts';
 import {
   type AlertReadServices,
@@ -41,12 +41,16 @@ export interface AlertApiExtras {
   podcastBias?: PodcastBiasReader;
 }
 
-/** Previews counted in, and podcast bias read from, the analytics store (none without one). */
+/**
+ * Previews counted in, and podcast bias read from, the analytics store (none without one). Bias
+ * is cached for a minute, as the senders cache it: an evaluation changes rarely, and every
+ * match document read (a delivery page, a match) would otherwise query the analytics store.
+ */
 export function alertApiExtras(state: StateStore, analytics: AnalyticsStore | undefined): AlertApiExtras {
   if (!analytics) return {};
   return {
     previews: new AlertPreviews(state, analyticsMatchCounter(analytics)),
-    podcastBias: analyticsBiasReader(analytics),
+    podcastBias: cachedBiasReader(analyticsBiasReader(analytics)),
   };
 }
 

@@ -162,7 +162,7 @@ describe('dashboard in a browser', () => {
     await page.getByRole('button', { name: 'Add connection' }).click();
     expect(await page.locator('#webhook-secret').inputValue()).toMatch(/^whsec_/);
     await capture(page, 'webhook-created');
-    await page.getByRole('button', { name: 'Send a test' }).click();
+    await page.getByRole('button', { name: /^Send a test/ }).click();
     await expect.poll(() => page.getByText('The test reached').count()).toBe(1);
     expect(receiver.received.some((r) => (r.body as { test?: boolean }).test === true)).toBe(true);
     await capture(page, 'webhook-tested');
@@ -196,7 +196,7 @@ describe('dashboard in a browser', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
 
     // Revoke the key: the API refuses it from the next request on.
-    await page.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('button', { name: 'Revoke key newsroom backend' }).click();
     await expect.poll(() => page.getByText('The key was revoked').count()).toBe(1);
     await capture(page, 'key-revoked');
     expect(await api(key)).toBe(401);

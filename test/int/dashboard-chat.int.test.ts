@@ -1,4 +1,6 @@
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../infra/logger.ts';
 import { testApi } from '../support/api.ts';
 import { CHAT_APP, startChatPlatform } from '../support/chat-platform.ts';
 import { type PageClient, signedInMember, textOf } from '../support/dashboard.ts';
@@ -15,6 +17,9 @@ const AUTHORIZE = 'https://chat.example.test/oauth/v2/authorize';
 describe('dashboard team chat', () => {
   let api: Api;
   let platform: Awaited<ReturnType<typeof startChatPlatform>>;
+  const log = new PassThrough();
+  const lines: string[] = [];
+  log.on('data', (d: Buffer) => lines.push(d.toString()));
 
   beforeAll(async () => {
     platform = await startChatPlatform();
@@ -27,7 +32,10 @@ describe('dashboard team chat', () => {
         },
       },
       undefined,
-      { delivery: { settings: { chatApiUrl: platform.apiUrl } } },
+      {
+        delivery: { settings: { chatApiUrl: platform.apiUrl } },
+        logger: createLogger('info', 'earshot', log),
+      },
     );
   });
   afterAll(async () => {
@@ -70,6 +78,9 @@ describe('dashboard team chat', () => {
     expect(back.status).toBe(303);
     expect(back.location).toBe(`/dashboard/projects/${projectId}/chat?done=installed`);
     expect(platform.installs.at(-1)).toEqual({ code: CHAT_APP.code, redirect_uri: redirectUri });
+    // The request was logged, its authorization code not.
+    expect(lines.join('')).toContain('/dashboard/chat/oauth/callback?code=[REDACTED]');
+    expect(lines.join('')).not.toContain(CHAT_APP.code);
     const page = await browser.get(back.location!);
     const text = textOf(page.body);
     expect(text).toContain('The workspace is connected');

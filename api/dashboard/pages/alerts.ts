@@ -201,7 +201,7 @@ ${table({
     KINDS.find((k) => k.value === a.kind)?.label ?? a.kind,
     CADENCES.find((c) => c.value === a.delivery_cadence)?.label ?? a.delivery_cadence,
     a.is_active ? html`<span class="badge ok">active</span>` : html`<span class="badge off">paused</span>`,
-    html`<div class="actions">${action(view, `${paths.alert(a.id)}/${a.is_active ? 'pause' : 'resume'}`, a.is_active ? 'Pause' : 'Resume')}</div>`,
+    html`<div class="actions">${action(view, `${paths.alert(a.id)}/${a.is_active ? 'pause' : 'resume'}`, a.is_active ? 'Pause' : 'Resume', { context: a.title })}</div>`,
   ]),
   empty: 'No alerts yet.',
 })}`,

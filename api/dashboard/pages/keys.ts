@@ -63,6 +63,7 @@ export function keyPages(app: FastifyInstance, ctx: DashboardContext): void {
       k.revoked_at
         ? ''
         : action(view, `${paths.keys(project.id)}/${encodeURIComponent(k.id)}/revoke`, 'Revoke', {
+            context: `key ${k.name}`,
             danger: true,
             confirm: `Revoke the key "${k.name}" (${k.display_prefix}…)? Requests with it are refused from then on.`,
           }),

@@ -78,11 +78,11 @@ ${table({
     r.email,
     r.verified_at ? when(r.verified_at) : html`<span class="badge off">not yet</span>`,
     when(r.created_at),
-    html`<div class="actions">${r.verified_at || !notificationEmails.canMail ? '' : action(view, `${base}/${encodeURIComponent(r.id)}/resend`, 'Send the link again')}${action(
+    html`<div class="actions">${r.verified_at || !notificationEmails.canMail ? '' : action(view, `${base}/${encodeURIComponent(r.id)}/resend`, 'Send the link again', { context: `to ${r.email}` })}${action(
       view,
       `${base}/${encodeURIComponent(r.id)}/remove`,
       'Remove',
-      { danger: true, confirm: `Remove ${r.email}?` },
+      { danger: true, confirm: `Remove ${r.email}?`, context: r.email },
     )}</div>`,
   ]),
   empty: 'No addresses yet.',

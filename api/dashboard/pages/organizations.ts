@@ -116,7 +116,7 @@ ${
             `${paths.organization(org.id)}/members/${encodeURIComponent(m.user_id)}/role`,
             html`<label class="visually-hidden" for="role-${m.user_id}">Role of ${m.email}</label>
 <select id="role-${m.user_id}" name="role">${roleOptions.map((o) => html`<option value="${o.value}"${o.value === m.role ? html` selected` : ''}>${o.label}</option>`)}</select>
-<button type="submit" class="secondary">Change role</button>`,
+<button type="submit" class="secondary">Change role<span class="visually-hidden"> of ${m.email}</span></button>`,
             { inline: true },
           )}
 ${action(
@@ -125,6 +125,7 @@ ${action(
   self ? 'Leave' : 'Remove',
   {
     danger: true,
+    context: self ? org.name : m.email,
     confirm: self ? `Leave ${org.name}?` : `Remove ${m.email} from ${org.name}?`,
   },
 )}`
@@ -198,7 +199,7 @@ ${
             view,
             `${paths.organization(org.id)}/invitations/${encodeURIComponent(i.id)}/revoke`,
             'Revoke',
-            { danger: true },
+            { danger: true, context: `the invitation of ${i.email}` },
           ),
         ]),
       })

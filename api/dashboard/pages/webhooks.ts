@@ -73,14 +73,19 @@ ${table({
       html`<code>${c.secret_prefix}…</code>`,
       when(c.created_at),
       when(c.secret_rotated_at, 'never'),
-      html`<div class="actions">${action(view, `${base}/${id}/test`, 'Send a test')}${action(
+      html`<div class="actions">${action(view, `${base}/${id}/test`, 'Send a test', { context: `to ${c.name}` })}${action(
         view,
         `${base}/${id}/rotate`,
         'Rotate secret',
         {
+          context: `of ${c.name}`,
           confirm: `Rotate the secret of ${c.name}? The current secret stops working at once.`,
         },
-      )}${action(view, `${base}/${id}/delete`, 'Delete', { danger: true, confirm: `Delete ${c.name}? Alerts naming it skip it.` })}</div>`,
+      )}${action(view, `${base}/${id}/delete`, 'Delete', {
+        danger: true,
+        context: c.name,
+        confirm: `Delete ${c.name}? Alerts naming it skip it.`,
+      })}</div>`,
     ];
   }),
   empty: 'No webhook connections yet.',
