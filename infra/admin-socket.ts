@@ -11,6 +11,8 @@ const ACTIONS = [
   'createProject',
   'setPlan',
   'listProjects',
+  'grantEntitlement',
+  'revokeEntitlement',
   'createKey',
   'revokeKey',
   'listKeys',

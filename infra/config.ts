@@ -170,6 +170,51 @@ export const EnvSchema = Type.Object({
       },
     ),
   ),
+  EARSHOT_STREAMS_PER_KEY: Type.Integer({
+    minimum: 1,
+    maximum: 10_000,
+    default: 5,
+    description:
+      'streams (live, archive replay, bulk download) one API key may hold open at once, per API process',
+  }),
+  EARSHOT_STREAM_BUFFER_BYTES: Type.Integer({
+    minimum: 65_536,
+    maximum: 1_073_741_824,
+    default: 8_388_608,
+    description: 'bytes a stream may have waiting for a slow client before it is sent an error and closed',
+  }),
+  EARSHOT_STREAM_HEARTBEAT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 300_000,
+    default: 15_000,
+    description: 'interval of the comment lines that keep idle event streams open',
+  }),
+  EARSHOT_STREAM_RETENTION_HOURS: Type.Integer({
+    minimum: 1,
+    maximum: 87_600,
+    default: 168,
+    description:
+      'how far back the live episode stream resumes; an older cursor restarts from the oldest retained',
+  }),
+  EARSHOT_STREAM_POLL_MS: Type.Integer({
+    minimum: 10,
+    maximum: 60_000,
+    default: 250,
+    description:
+      'how often an API process reads the live order while a stream waits (its own projector wakes it at once)',
+  }),
+  EARSHOT_ARCHIVE_CACHE_DIR: Type.Optional(
+    Type.String({
+      description: 'where bulk downloads of the archive are built; default DATA_DIR/archive-cache',
+    }),
+  ),
+  EARSHOT_ARCHIVE_CACHE_TTL_S: Type.Integer({
+    minimum: 0,
+    maximum: 86_400,
+    default: 600,
+    description:
+      'seconds a built day of a bulk download is served before it is built again (catalog changes)',
+  }),
   CONSUMER_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 100_000, default: 2000 }),
   CONSUMER_BATCH_WAIT_MS: Type.Integer({ minimum: 1, maximum: 60_000, default: 1000 }),
   EARSHOT_ANALYTICS_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 100_000, default: 8000 }),

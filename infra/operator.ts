@@ -1,6 +1,12 @@
 import type { DeliveryKit } from '../processors/delivery/kit.ts';
 import type { ChatConnection } from '../projections/alerts/chat-connections.ts';
-import type { Accounts, ApiKeyRecord, Organization, Project } from '../projections/state/accounts.ts';
+import type {
+  Accounts,
+  ApiKeyRecord,
+  Entitlement,
+  Organization,
+  Project,
+} from '../projections/state/accounts.ts';
 import type { IngestTokenRecord, IngestTokens } from '../projections/state/ingest-tokens.ts';
 
 /**
@@ -12,6 +18,9 @@ export interface OperatorActions {
   createProject(input: { organization: string; name: string; plan: string; slug?: string }): Promise<Project>;
   setPlan(input: { project: string; plan: string; alertsPacks?: number }): Promise<Project>;
   listProjects(input: { organization: string }): Promise<Project[]>;
+  /** Grants or revokes an entitlement (`archive`); returns the project's entitlements after it. */
+  grantEntitlement(input: { project: string; entitlement: string }): Promise<EntitlementChange>;
+  revokeEntitlement(input: { project: string; entitlement: string }): Promise<EntitlementChange>;
   /** `expiresIn`: a duration such as `90d` (see `parseExpiresIn`); absent: the key never expires. */
   createKey(input: {
     project: string;
@@ -27,6 +36,11 @@ export interface OperatorActions {
   createIngestToken(input: { name?: string }): Promise<{ token: string; record: IngestTokenRecord }>;
   revokeIngestToken(input: { tokenId: string }): Promise<IngestTokenRecord>;
   listIngestTokens(input: Record<string, never>): Promise<IngestTokenRecord[]>;
+}
+
+export interface EntitlementChange {
+  project: Project;
+  entitlements: Entitlement[];
 }
 
 export class OperatorError extends Error {
@@ -96,6 +110,14 @@ export function operatorActions(
     },
     async listProjects(input) {
       return accounts.projectsOf((await org(input.organization)).id);
+    },
+    async grantEntitlement(input) {
+      const p = await project(input.project);
+      return { project: p, entitlements: await accounts.grantEntitlement(p.id, input.entitlement) };
+    },
+    async revokeEntitlement(input) {
+      const p = await project(input.project);
+      return { project: p, entitlements: await accounts.revokeEntitlement(p.id, input.entitlement) };
     },
     async createKey(input) {
       const lifetime = input.expiresIn === undefined ? undefined : parseExpiresIn(input.expiresIn);

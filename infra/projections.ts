@@ -57,6 +57,13 @@ export const PROJECTIONS: Projection[] = [
     clear: clearSearch,
   },
   {
+    name: 'archive',
+    description:
+      'the episode archive: episode records by UTC publication day (the live order is kept: nothing is announced twice)',
+    steps: (name) => name === 'archive-projector',
+    clear: (platform) => platform.archive.clear(),
+  },
+  {
     name: 'analytics',
     description: 'the analytics store: catalog dimensions, transcripts, mentions, ads, charts, bias',
     steps: (name) => name.startsWith('analytics-'),

@@ -2,6 +2,7 @@ import type { Platform } from '../infra/composition.ts';
 import type { Role } from '../infra/config.ts';
 import { deliveryAttemptsProjector } from '../projections/alerts/delivery-attempts-projector.ts';
 import { analyticsProjectors } from '../projections/analytics/analytics-projectors.ts';
+import { archiveProjector } from '../projections/archive/index.ts';
 import { catalogProjector } from '../projections/catalog/catalog-projector.ts';
 import { namesProjector, searchProjector } from '../projections/search/search-projector.ts';
 import { alertsRuntime } from './alerts/alerts-pipeline.ts';
@@ -50,6 +51,14 @@ export function pipelineSteps(platform: Platform): PipelineStep[] {
     },
     // catalog entities and podcasts → the names index (entity and podcast search)
     { role: 'projectors', definition: namesProjector(() => platform.search.searchIndex) },
+    // episode, transcript, segment, clip, mention and speaker events → the episode archive and
+    // the live order (an API in this process hears of new episodes at once)
+    {
+      role: 'projectors',
+      definition: archiveProjector(platform.archive, {
+        onWritten: (report) => report.announced > 0 && platform.liveFeed.nudge(),
+      }),
+    },
     // every topic → the analytics store (dimensions, transcripts, mentions, ads, charts, bias)
     ...analyticsProjectors(platform.analytics, {
       batchItems: platform.config.env.EARSHOT_ANALYTICS_BATCH_SIZE,
