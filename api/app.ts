@@ -1,9 +1,12 @@
+import os from 'node:os';
+import path from 'node:path';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Readiness } from '../infra/readiness.ts';
 import type { DeliveryKit } from '../processors/delivery/kit.ts';
 import type { AnalyticsStore } from '../projections/analytics/analytics-store.ts';
+import type { ArchiveStore, LiveFeed } from '../projections/archive/index.ts';
 import type { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import type { Accounts } from '../projections/state/accounts.ts';
 import type { StateStore } from '../projections/state/state-store.ts';
@@ -17,7 +20,9 @@ import { accountRoutes } from './routes/accounts.ts';
 import { alertDisableRoutes } from './routes/alert-disable.ts';
 import { type AlertApiExtras, alertApiExtras, alertRoutes } from './routes/alerts.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
+import { archiveRoutes } from './routes/archive.ts';
 import { chatRoutes } from './routes/chat.ts';
+import { episodeStreamRoutes } from './routes/episode-stream.ts';
 import { healthRoutes, type MetricsText } from './routes/health.ts';
 import { type IngestServices, ingestRoutes } from './routes/ingest.ts';
 import { notificationEmailRoutes, verificationSender } from './routes/notification-emails.ts';
@@ -25,7 +30,10 @@ import { searchPodcasts, searchRoutes } from './routes/search.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { ProblemSchema } from './schemas.ts';
 import type { SearchServices } from './search/search-services.ts';
+import { ArchiveBuilds } from './streams/archive-builds.ts';
+import { DEFAULT_STREAM_SETTINGS, type StreamSettings, Streams } from './streams/streams.ts';
 import { buildRequestValidator } from './validation.ts';
+import { EpisodeRecord } from './views/episodes.ts';
 
 /** Largest request line and headers the server reads. */
 export const MAX_HEADER_BYTES = 128 * 1024;
@@ -42,6 +50,14 @@ export interface ApiSettings {
   bodyLimitBytes: number;
   /** Largest batch body on `POST /v1/ingest/batches`. */
   ingestBodyLimitBytes?: number;
+  /** Event streams and downloads: per-key limit, buffers, heartbeat (DEFAULT_STREAM_SETTINGS). */
+  streams?: Partial<StreamSettings>;
+  /** How far back the live episode stream resumes (default 7 days). */
+  streamRetentionMs?: number;
+  /** Where the bulk download builds the archive's days (default: under the OS temp dir). */
+  archiveBuildsDir?: string;
+  /** How long a built day serves before it is built again (default 10 minutes). */
+  archiveBuildsTtlMs?: number;
 }
 
 /** What routes read from. Each store or engine the API needs is one field here. */
@@ -59,6 +75,11 @@ export interface ApiServices {
   analytics?: AnalyticsStore;
   /** Batch ingest: producer, ingest state and ingest tokens (absent: the route is not served). */
   ingest?: IngestServices;
+  /**
+   * The episode archive and the live order as this process follows it (absent: the live stream,
+   * the archive replay and the bulk download are not served).
+   */
+  archive?: { store: ArchiveStore; feed: LiveFeed };
 }
 
 export interface AppDeps {
@@ -75,6 +96,15 @@ export interface AppDeps {
  * OpenAPI, rate limits, authentication), then the routes. Everything is served by one fastify
  * instance.
  */
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Open streams and their limits (when the archive is served). */
+    streams?: Streams;
+    /** The bulk download's builds (when the archive is served). */
+    archiveBuilds?: ArchiveBuilds;
+  }
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { settings, services } = deps;
   const app = Fastify({
@@ -141,6 +171,35 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
   if (services.search) await app.register(searchRoutes, { services: services.search });
+  if (services.archive) {
+    const streams = new Streams({ ...DEFAULT_STREAM_SETTINGS, ...settings.streams });
+    const builds = new ArchiveBuilds({
+      dir: settings.archiveBuildsDir ?? path.join(os.tmpdir(), `earshot-archive-builds-${process.pid}`),
+      ttlMs: settings.archiveBuildsTtlMs ?? 600_000,
+      archive: services.archive.store,
+      catalog: services.catalog,
+    });
+    app.addSchema(EpisodeRecord);
+    app.decorate('streams', streams);
+    app.decorate('archiveBuilds', builds);
+    // Open streams would hold the server's close up: they end first, asking clients to come back.
+    app.addHook('preClose', async () => streams.shutdown());
+    await app.register(episodeStreamRoutes, {
+      archive: services.archive.store,
+      feed: services.archive.feed,
+      catalog: services.catalog,
+      streams,
+      dashboardUrl: settings.dashboardUrl,
+      retentionMs: settings.streamRetentionMs ?? 7 * 86_400_000,
+    });
+    await app.register(archiveRoutes, {
+      archive: services.archive.store,
+      catalog: services.catalog,
+      streams,
+      builds,
+      dashboardUrl: settings.dashboardUrl,
+    });
+  }
   if (services.analytics) {
     const search = services.search;
     await app.register(analyticsRoutes, {

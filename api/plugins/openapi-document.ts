@@ -137,3 +137,27 @@ export function queryAsQuerystring(operation: Operation, constraints: QueryConst
     },
   ];
 }
+
+/**
+ * A response the route writes as a sequence of items (Server-Sent Events, NDJSON): OpenAPI 3.2
+ * `itemSchema` describes each item.
+ */
+export function describeStream(
+  operation: Operation,
+  stream: {
+    mediaType: string;
+    description: string;
+    itemSchema: object;
+    headers?: Record<string, unknown>;
+    more?: Record<string, unknown>;
+  },
+): void {
+  operation.responses ??= {};
+  operation.responses['200'] = {
+    description: stream.description,
+    ...(stream.headers ? { headers: stream.headers } : {}),
+    content: { [stream.mediaType]: { itemSchema: stream.itemSchema } as MediaType },
+  };
+  for (const [status, response] of Object.entries(stream.more ?? {}))
+    operation.responses[status] = response as Response;
+}

@@ -5,10 +5,12 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import type { StreamResponse } from '../streams/openapi.ts';
 import { routeAccess } from './authentication.ts';
 import {
   constrainBody,
   describeServerBehaviour,
+  describeStream,
   OPENAPI_VERSION,
   type Operation,
   type QueryConstraint,
@@ -27,6 +29,11 @@ declare module 'fastify' {
     queryConstraints?: QueryConstraint[];
     /** Rules relating fields of the JSON body, for the document (the route enforces them). */
     bodyConstraints?: QueryConstraint[];
+    /**
+     * A response written as a sequence of items (event stream, NDJSON) by the route itself: the
+     * document describes it with OpenAPI 3.2 `itemSchema`.
+     */
+    streamResponse?: StreamResponse;
   }
 }
 
@@ -45,6 +52,7 @@ interface OperationInfo {
   priceCents?: number;
   queryConstraints?: QueryConstraint[];
   bodyConstraints?: QueryConstraint[];
+  streamResponse?: StreamResponse;
 }
 
 /**
@@ -67,6 +75,7 @@ export const openapiPlugin = fp<{ publicUrl: string; docsUrl: string }>(
           priceCents: route.config?.billable?.priceCents,
           queryConstraints: route.config?.queryConstraints,
           bodyConstraints: route.config?.bodyConstraints,
+          streamResponse: route.config?.streamResponse,
         });
       }
     });
@@ -126,6 +135,7 @@ export const openapiPlugin = fp<{ publicUrl: string; docsUrl: string }>(
           }
           if (op.queryConstraints) queryAsQuerystring(operation, op.queryConstraints);
           if (op.bodyConstraints) constrainBody(operation, op.bodyConstraints);
+          if (op.streamResponse) describeStream(operation, op.streamResponse);
         }
         return openapiObject;
       },

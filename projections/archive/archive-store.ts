@@ -48,6 +48,8 @@ export interface ArchiveRecordRow {
   episode: string;
   /** The podcast summary (JSON). */
   podcast: string;
+  /** The podcast's language (the record's when the episode has none). */
+  podcast_language: string;
   mentions: string;
   speakers: string;
   transcript?: string | null;
@@ -256,7 +258,7 @@ const HEAVY_COLUMNS: Record<HeavyPart, string> = {
 function recordColumns(heavy: Iterable<HeavyPart>): string {
   const extra = [...new Set(heavy)].map((p) => `, e.${HEAVY_COLUMNS[p]}`).join('');
   return `e.episode_id, e.podcast_id, e.day::text AS day, e.published_at, e.episode, p.summary AS podcast,
-    e.mentions, e.speakers${extra}`;
+    p.language AS podcast_language, e.mentions, e.speakers${extra}`;
 }
 
 const RECORDS = 'archive_episodes e JOIN archive_podcasts p ON p.podcast_id = e.podcast_id';
