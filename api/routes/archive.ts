@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
+import { createInflateRaw } from 'node:zlib';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import type { ArchiveDay, ArchiveKey, ArchiveStore } from '../../projections/archive/index.ts';
@@ -11,6 +11,7 @@ import { requireEntitlement } from '../premium.ts';
 import { invalidParameter, problem } from '../problem.ts';
 import { withProblems } from '../schemas.ts';
 import type { ArchiveBuilds, DayBuild } from '../streams/archive-builds.ts';
+import { crc32Combine, FINAL_BLOCK, GZIP_HEADER, gzipTrailer } from '../streams/gzip-assembly.ts';
 import { acceptsGzip, type ByteRange, noneMatch, parseRange, rangeApplies } from '../streams/http-range.ts';
 import { ARCHIVE_STREAM_ITEM, NDJSON_ITEM } from '../streams/openapi.ts';
 import {
@@ -235,7 +236,14 @@ export const archiveRoutes: FastifyPluginAsyncTypebox<ArchiveRouteOptions> = asy
         .digest('hex')
         .slice(0, 32);
       const etag = `"${digest}${gzip ? '-gz' : ''}"`;
-      const total = built.reduce((sum, b) => sum + (gzip ? b.bytes : b.rawBytes), 0);
+      // Every file is opened now: a newer build replacing one meanwhile does not cut the download.
+      const files = await Promise.all(built.map((b) => fs.promises.open(b.file, 'r')));
+      const close = () => {
+        for (const f of files) void f.close().catch(() => undefined);
+      };
+      reply.raw.once('close', close);
+      const pieces = gzip ? gzipPieces(built, files) : ndjsonPieces(built, files);
+      const total = pieces.reduce((sum, p) => sum + p.size, 0);
       reply.headers({
         'content-type': 'application/x-ndjson; charset=utf-8',
         etag,
@@ -266,14 +274,7 @@ export const archiveRoutes: FastifyPluginAsyncTypebox<ArchiveRouteOptions> = asy
       reply.header('content-length', String(Math.max(0, span.end - span.start + 1)));
       if (range) reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${total}`);
       if (total === 0 || request.method === 'HEAD') return reply.send('');
-
-      // Every file is opened now: a newer build replacing one meanwhile does not cut the download.
-      const files = await Promise.all(built.map((b) => fs.promises.open(b.file, 'r')));
-      const body = Readable.from(sliceDays(built, files, span, gzip));
-      const close = () => {
-        for (const f of files) void f.close().catch(() => undefined);
-      };
-      reply.raw.once('close', close);
+      const body = Readable.from(slice(pieces, span));
       streams.trackOther({ shutdown: () => reply.raw.destroy() }, (listener) =>
         reply.raw.once('close', listener),
       );
@@ -282,37 +283,74 @@ export const archiveRoutes: FastifyPluginAsyncTypebox<ArchiveRouteOptions> = asy
   );
 };
 
-/** The bytes `span` of the concatenated days: gzip members as stored, or the NDJSON they hold. */
-async function* sliceDays(
-  built: DayBuild[],
-  files: fs.promises.FileHandle[],
-  span: ByteRange,
-  gzip: boolean,
-): AsyncGenerator<Buffer> {
-  let offset = 0;
-  for (const [i, b] of built.entries()) {
-    const size = gzip ? b.bytes : b.rawBytes;
-    const start = Math.max(span.start, offset);
-    const end = Math.min(span.end, offset + size - 1);
-    if (start <= end) {
-      if (gzip) {
-        yield* files[i]!.createReadStream({ start: start - offset, end: end - offset, autoClose: false });
-      } else {
-        // The NDJSON of a day is read through from its start; only the range is passed on.
-        let at = offset;
-        for await (const chunk of files[i]!.createReadStream({ start: 0, autoClose: false }).pipe(
-          createGunzip(),
-        )) {
-          const c = chunk as Buffer;
-          const from = Math.max(start - at, 0);
-          const to = Math.min(end - at + 1, c.length);
-          if (from < to) yield c.subarray(from, to);
-          at += c.length;
-          if (at > end) break;
+/** A part of a representation: its size, and its bytes from `start` to `end` (included). */
+interface Piece {
+  size: number;
+  read(start: number, end: number): AsyncIterable<Buffer>;
+}
+
+const bytes = (buf: Buffer): Piece => ({
+  size: buf.length,
+  async *read(start, end) {
+    yield buf.subarray(start, end + 1);
+  },
+});
+
+/**
+ * The gzip representation of a period: one gzip stream of its days' compressed pieces (a header,
+ * the pieces as stored, an empty final block, the CRC-32 and size of the whole).
+ */
+function gzipPieces(built: DayBuild[], files: fs.promises.FileHandle[]): Piece[] {
+  let crc = 0;
+  let size = 0;
+  for (const b of built) {
+    crc = crc32Combine(crc, b.crc32, b.rawBytes);
+    size += b.rawBytes;
+  }
+  return [
+    bytes(GZIP_HEADER),
+    ...built.map((b, i) => ({
+      size: b.bytes,
+      read: (start: number, end: number) => files[i]!.createReadStream({ start, end, autoClose: false }),
+    })),
+    bytes(Buffer.concat([FINAL_BLOCK, gzipTrailer(crc, size)])),
+  ];
+}
+
+/** The NDJSON representation: each day's piece inflated (read through from its start). */
+function ndjsonPieces(built: DayBuild[], files: fs.promises.FileHandle[]): Piece[] {
+  return built.map((b, i) => ({
+    size: b.rawBytes,
+    async *read(start: number, end: number) {
+      const inflate = createInflateRaw();
+      const compressed = files[i]!.createReadStream({ start: 0, autoClose: false });
+      compressed.on('end', () => inflate.end(FINAL_BLOCK));
+      compressed.pipe(inflate, { end: false });
+      let at = 0;
+      for await (const chunk of inflate) {
+        const c = chunk as Buffer;
+        const from = Math.max(start - at, 0);
+        const to = Math.min(end - at + 1, c.length);
+        if (from < to) yield c.subarray(from, to);
+        at += c.length;
+        if (at > end) {
+          compressed.destroy();
+          inflate.destroy();
+          return;
         }
       }
-    }
-    offset += size;
+    },
+  }));
+}
+
+/** The bytes `span` of the concatenated pieces. */
+async function* slice(pieces: Piece[], span: ByteRange): AsyncGenerator<Buffer> {
+  let offset = 0;
+  for (const piece of pieces) {
+    const start = Math.max(span.start, offset);
+    const end = Math.min(span.end, offset + piece.size - 1);
+    if (start <= end) yield* piece.read(start - offset, end - offset);
+    offset += piece.size;
     if (offset > span.end) return;
   }
 }

@@ -2,22 +2,27 @@ import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { createGzip } from 'node:zlib';
+import { constants, crc32, createDeflateRaw } from 'node:zlib';
 import type { ArchiveDay, ArchiveKey, ArchiveStore } from '../../projections/archive/index.ts';
 import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import { type RecordInclude, renderRecords } from '../views/episode-record.ts';
 import { includeKey } from './params.ts';
 
-/** One built day of a bulk download: its records as NDJSON in one gzip member. */
+/**
+ * One built day of a bulk download: its records as NDJSON, compressed as raw DEFLATE ended with a
+ * sync flush (a piece of a gzip stream: gzip-assembly.ts).
+ */
 export interface DayBuild {
   day: string;
   file: string;
-  /** Size of the gzip member. */
+  /** Size of the compressed piece. */
   bytes: number;
   /** Size of the NDJSON it holds. */
   rawBytes: number;
+  /** CRC-32 of that NDJSON. */
+  crc32: number;
   episodes: number;
-  /** SHA-256 of the gzip member (the download's ETag is made of these). */
+  /** SHA-256 of the compressed piece (the download's ETag is made of these). */
   sha256: string;
   builtAt: number;
 }
@@ -34,12 +39,12 @@ const PAGE = 100;
 
 /**
  * The bulk download's builds: each UTC day of the archive rendered once per include set into a
- * gzip file of NDJSON records (`<dir>/<include>/<day>/<generation>-<changed>.ndjson.gz`, with its
- * sizes and digest beside it), made when first asked for and again when the day's generation or
- * change stamp moves or the build is older than `ttlMs`. A period is served as the concatenation
- * of its days' gzip members (RFC 1952: a gzip file is a series of members), with no work per
- * record at download time. Builds are a cache of what the archive's rows hold: every API process
- * keeps its own, and a process given the same rows builds the same bytes, hence the same ETag.
+ * compressed file of NDJSON records (`<dir>/<include>/<day>/<generation>-<changed>.deflate`, with
+ * its sizes, CRC-32 and digest beside it), made when first asked for and again when the day's
+ * generation or change stamp moves or the build is older than `ttlMs`. A period is served as one
+ * gzip stream assembled from its days' pieces (gzip-assembly.ts), with no work per record at
+ * download time. Builds are a cache of what the archive's rows hold: every API process keeps its
+ * own, and a process given the same rows builds the same bytes, hence the same ETag.
  */
 export class ArchiveBuilds {
   private readonly building = new Map<string, Promise<DayBuild>>();
@@ -50,7 +55,7 @@ export class ArchiveBuilds {
   /** The build of `day` for `include`, made now if missing or out of date. */
   async ensure(day: ArchiveDay, include: ReadonlySet<RecordInclude>): Promise<DayBuild> {
     const dir = path.join(this.opts.dir, includeKey(include), day.day);
-    const file = path.join(dir, `${day.generation}-${day.changed}.ndjson.gz`);
+    const file = path.join(dir, `${day.generation}-${day.changed}.deflate`);
     const current = this.read(file);
     if (current && Date.now() - current.builtAt < this.opts.ttlMs) {
       this.stats.reused++;
@@ -83,6 +88,7 @@ export class ArchiveBuilds {
     const tmp = path.join(dir, `.${randomUUID()}.tmp`);
     const { archive, catalog } = this.opts;
     let rawBytes = 0;
+    let crc = 0;
     let episodes = 0;
     const hash = createHash('sha256');
     async function* lines() {
@@ -97,8 +103,9 @@ export class ArchiveBuilds {
         });
         const texts = await renderRecords(catalog, rows, include);
         for (const text of texts) {
-          const line = `${text}\n`;
-          rawBytes += Buffer.byteLength(line);
+          const line = Buffer.from(`${text}\n`);
+          rawBytes += line.length;
+          crc = crc32(line, crc);
           episodes++;
           yield line;
         }
@@ -111,7 +118,8 @@ export class ArchiveBuilds {
     try {
       await pipeline(
         lines,
-        createGzip(),
+        // No final block: the day is a piece of the period's gzip stream.
+        createDeflateRaw({ finishFlush: constants.Z_SYNC_FLUSH }),
         async function* (chunks: AsyncIterable<Buffer>) {
           for await (const chunk of chunks) {
             hash.update(chunk);
@@ -125,6 +133,7 @@ export class ArchiveBuilds {
         file,
         bytes: fs.statSync(tmp).size,
         rawBytes,
+        crc32: crc,
         episodes,
         sha256: hash.digest('hex'),
         builtAt: Date.now(),

@@ -13,6 +13,7 @@ import { ingestBench } from './ingest.bench.ts';
 import { mentionsBench, speakersBench } from './mentions.bench.ts';
 import { searchLatencyBench } from './search-latency.bench.ts';
 import { searchRelevanceBench } from './search-relevance.bench.ts';
+import { streamsBench } from './streams.bench.ts';
 import { webhookSenderBench } from './webhook-sender.bench.ts';
 
 export const BENCHES: Bench[] = [
@@ -28,6 +29,7 @@ export const BENCHES: Bench[] = [
   mentionsBench,
   speakersBench,
   ingestBench,
+  streamsBench,
 ];
 
 /** Runs the benchmarks (all, or those named), prints a table and writes JSON. */

@@ -476,7 +476,7 @@ describe('episode streams: live stream, archive replay, bulk download', () => {
       expect(Number(plain.headers.get('content-length'))).toBe(Buffer.byteLength(text));
       const etag = plain.headers.get('etag')!;
 
-      // gzip: raw bytes (undici would decode them), one member per day.
+      // gzip: the raw bytes (undici would decode them), one gzip member for the whole period.
       const gz = await rawGet('/v1/podcasts/episodes/archive/download?period=2025-12', {
         'accept-encoding': 'gzip',
       });
@@ -486,6 +486,8 @@ describe('episode streams: live stream, archive replay, bulk download', () => {
       const gzEtag = gz.headers.etag as string;
       expect(gzEtag).not.toBe(etag);
       expect(gunzipSync(gz.body).toString()).toBe(text);
+      // One member: its trailer holds the size of the whole period's NDJSON.
+      expect(gz.body.readUInt32LE(gz.body.length - 4)).toBe(Buffer.byteLength(text));
       expect(gz.body.length).toBeLessThan(Buffer.byteLength(text));
 
       // Resume a cut download with Range + If-Range.
