@@ -173,8 +173,8 @@ export const archiveRoutes: FastifyPluginAsyncTypebox<ArchiveRouteOptions> = asy
             last = cursor({ g: issued, k, n });
             if (!sse.event('episode', texts[i]!, { id: last })) return;
             after = { publishedMs: row.published_ms, episodeId: row.episode_id };
+            if (!(await sse.drained())) return;
           }
-          if (!(await sse.drained())) return;
           if (rows.length < PAGE) break;
         }
         sse.event('complete', JSON.stringify({ episodes: n, period: period.period }), {

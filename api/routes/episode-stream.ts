@@ -186,9 +186,9 @@ export const episodeStreamRoutes: FastifyPluginAsyncTypebox<EpisodeStreamOptions
             const text = texts.get(e.seq);
             sentLast = text !== undefined && sse.event('episode', text, { id: id(e.seq) });
             s = e.seq;
+            if (sentLast && !(await sse.drained())) break;
           }
-          if (!sentLast) sse.position(id(s));
-          if (!(await sse.drained())) break;
+          if (!sentLast && !sse.closed) sse.position(id(s));
         }
       } catch (err) {
         request.log.error({ err }, 'live episode stream failed');

@@ -3,8 +3,9 @@ import type { ServerResponse } from 'node:http';
 export interface SseLimits {
   /**
    * Bytes that may wait for the client. Past half of it a stream stops producing until the client
-   * takes them (`drained`); past all of it (or when the client has not taken half within
-   * `stallMs`) it is sent an `error` event (`slow_consumer`) and closed.
+   * takes them (`drained`, awaited after every event); when more than all of it waits at the next
+   * write, or the client has not taken half within `stallMs`, it is sent an `error` event
+   * (`slow_consumer`) and closed.
    */
   bufferBytes: number;
   /** How long a stream waits for a client that takes nothing before closing it. */
@@ -150,20 +151,24 @@ export class SseStream {
     this.grace.unref();
   }
 
+  /**
+   * Writes unless more than the bound already waits: then the client is too slow and the stream
+   * fails instead. (Judged before the write, so one event larger than the bound still goes out.)
+   */
   private write(chunk: string, closing = false): boolean {
     if (this.ending && !closing) return false;
     if (this.res.destroyed || this.res.writableEnded) return false;
-    this.res.write(chunk);
-    this.stats.bytes += chunk.length;
-    const waiting = this.res.writableLength;
-    if (waiting > this.stats.maxWaiting) this.stats.maxWaiting = waiting;
-    if (!closing && waiting > this.limits.bufferBytes) {
+    if (!closing && this.res.writableLength > this.limits.bufferBytes) {
       this.fail({
         error_code: 'slow_consumer',
         detail: `more than ${this.limits.bufferBytes} bytes were waiting for the client; reconnect with Last-Event-ID to resume`,
       });
       return false;
     }
+    this.res.write(chunk);
+    this.stats.bytes += chunk.length;
+    const waiting = this.res.writableLength;
+    if (waiting > this.stats.maxWaiting) this.stats.maxWaiting = waiting;
     return true;
   }
 }
