@@ -3,29 +3,41 @@ import path from 'node:path';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Readiness } from '../infra/readiness.ts';
-import type { DeliveryKit } from '../processors/delivery/kit.ts';
+import { type AlertApiExtras, alertApiServices, type DeliveryKit } from '../processors/alerts/index.ts';
+import { analyticsReads } from '../projections/analytics/analytics-reads.ts';
 import type { AnalyticsStore } from '../projections/analytics/analytics-store.ts';
 import type { ArchiveStore, LiveFeed } from '../projections/archive/index.ts';
+import { CatalogLists } from '../projections/catalog/catalog-lists.ts';
 import type { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import type { Accounts } from '../projections/state/accounts.ts';
 import type { StateStore } from '../projections/state/state-store.ts';
+import { pageRoutes } from './pages/pages.ts';
 import { Cursors } from './pagination.ts';
 import { authenticationPlugin } from './plugins/authentication.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
 import { clientErrorHandler, frameworkErrors, problemsPlugin } from './plugins/problems.ts';
 import { rateLimitsPlugin } from './plugins/rate-limits.ts';
 import { textGuardPlugin } from './plugins/text-guard.ts';
+import { RequestLogController } from './request-log.ts';
 import { accountRoutes } from './routes/accounts.ts';
+import { advertisingRoutes } from './routes/advertising.ts';
 import { alertDisableRoutes } from './routes/alert-disable.ts';
-import { type AlertApiExtras, alertApiExtras, alertRoutes } from './routes/alerts.ts';
-import { analyticsRoutes } from './routes/analytics.ts';
+import { alertHistoryRoutes } from './routes/alert-history.ts';
+import { alertRoutes } from './routes/alerts.ts';
 import { archiveRoutes } from './routes/archive.ts';
+import { biasRoutes } from './routes/bias.ts';
 import { chatRoutes } from './routes/chat.ts';
+import { companyPeopleRoutes } from './routes/companies-people.ts';
+import { entityRoutes } from './routes/entities.ts';
 import { episodeStreamRoutes } from './routes/episode-stream.ts';
-import { healthRoutes, type MetricsText } from './routes/health.ts';
+import { episodeRoutes } from './routes/episodes.ts';
+import { healthRoutes, type MetricsText, type ReadinessProbe } from './routes/health.ts';
 import { type IngestServices, ingestRoutes } from './routes/ingest.ts';
-import { notificationEmailRoutes, verificationSender } from './routes/notification-emails.ts';
+import { mentionRoutes } from './routes/mentions.ts';
+import { notificationEmailRoutes } from './routes/notification-emails.ts';
+import { podcastRoutes } from './routes/podcasts.ts';
+import { publisherRoutes } from './routes/publishers.ts';
+import { rankingRoutes } from './routes/rankings.ts';
 import { searchPodcasts, searchRoutes } from './routes/search.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { ProblemSchema } from './schemas.ts';
@@ -33,6 +45,7 @@ import type { SearchServices } from './search/search-services.ts';
 import { ArchiveBuilds } from './streams/archive-builds.ts';
 import { DEFAULT_STREAM_SETTINGS, type StreamSettings, Streams } from './streams/streams.ts';
 import { buildRequestValidator } from './validation.ts';
+import type { AnalyticsRouteOptions } from './views/analytics.ts';
 import { EpisodeRecord } from './views/episodes.ts';
 
 /** Largest request line and headers the server reads. */
@@ -84,7 +97,7 @@ export interface ApiServices {
 
 export interface AppDeps {
   logger: Logger;
-  readiness: Readiness;
+  readiness: ReadinessProbe;
   /** What `GET /metrics` reports (absent: nothing). */
   metrics?: MetricsText;
   services: ApiServices;
@@ -109,6 +122,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { settings, services } = deps;
   const app = Fastify({
     loggerInstance: deps.logger,
+    // One line per answered request (probes at debug).
+    logController: new RequestLogController(),
     bodyLimit: settings.bodyLimitBytes,
     // A `__proto__` or `constructor.prototype` key in a JSON body is dropped, like any unknown
     // field, rather than failing the whole body as "not JSON".
@@ -140,30 +155,29 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(authenticationPlugin, { accounts: services.accounts, docsUrl: settings.docsUrl });
 
+  // Alerting: one set of services (rules, reads, connections, notification emails) for its routes.
+  const alerting = alertApiServices({
+    state: services.state,
+    catalog: services.catalog,
+    delivery: services.delivery,
+    extras: services.alerts,
+    analytics: services.analytics,
+    publicUrl: settings.publicUrl,
+  });
   await app.register(healthRoutes, { readiness: deps.readiness, metrics: deps.metrics });
+  await app.register(pageRoutes);
   await app.register(accountRoutes, {
     accounts: services.accounts,
     state: services.state,
     dashboardUrl: settings.dashboardUrl,
-    onNotificationEmailCreated: verificationSender(services.state, services.delivery, app.log),
+    onNotificationEmailCreated: alerting.notificationEmails.verificationSender(app.log),
   });
-  await app.register(notificationEmailRoutes, { state: services.state, delivery: services.delivery });
-  await app.register(webhookRoutes, { delivery: services.delivery });
-  await app.register(chatRoutes, { delivery: services.delivery, dashboardUrl: settings.dashboardUrl });
-  await app.register(alertRoutes, {
-    services: {
-      state: services.state,
-      catalog: services.catalog,
-      ...(services.alerts ?? alertApiExtras(services.state, services.analytics)),
-    },
-    publicUrl: settings.publicUrl,
-    dashboardUrl: settings.dashboardUrl,
-  });
-  await app.register(alertDisableRoutes, {
-    state: services.state,
-    accounts: services.accounts,
-    delivery: services.delivery,
-  });
+  await app.register(notificationEmailRoutes, { alerting });
+  await app.register(webhookRoutes, { alerting });
+  await app.register(chatRoutes, { alerting, dashboardUrl: settings.dashboardUrl });
+  await app.register(alertRoutes, { alerting, dashboardUrl: settings.dashboardUrl });
+  await app.register(alertHistoryRoutes, { alerting });
+  await app.register(alertDisableRoutes, { alerting, accounts: services.accounts });
   if (services.ingest) {
     await app.register(ingestRoutes, {
       services: services.ingest,
@@ -201,14 +215,28 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
   if (services.analytics) {
+    // Every read served from the analytics store and the catalog: mentions, entities, sponsors and
+    // ads, rankings, bias, podcasts / publishers / companies / people, episodes and transcripts.
     const search = services.search;
-    await app.register(analyticsRoutes, {
-      analytics: services.analytics,
+    const options: AnalyticsRouteOptions = {
+      reads: analyticsReads(services.analytics),
       catalog: services.catalog,
-      state: services.state,
+      lists: new CatalogLists(services.state),
       dashboardUrl: settings.dashboardUrl,
       ...(search ? { searchPodcasts: (p: { q: string }) => searchPodcasts(search, app.cursors, p) } : {}),
-    });
+    };
+    for (const routes of [
+      mentionRoutes,
+      entityRoutes,
+      advertisingRoutes,
+      rankingRoutes,
+      biasRoutes,
+      podcastRoutes,
+      publisherRoutes,
+      companyPeopleRoutes,
+      episodeRoutes,
+    ])
+      await app.register(routes, options);
   }
   return app as unknown as FastifyInstance;
 }

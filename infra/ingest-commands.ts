@@ -1,21 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
-import { evaluateMentions, evaluateSpeakers, loadCorpusContext } from '../ingest/corpus/evaluate.ts';
-import { generateCorpus, PRESETS, startOfUtcDay } from '../ingest/corpus/generate.ts';
-import { podcastIdForFeed } from '../ingest/feeds/feed-mapping.ts';
-import { FeedPoller } from '../ingest/feeds/feed-poller.ts';
-import { FeedStore, formatInterval, normalizeFeedUrl, parseInterval } from '../ingest/feeds/feed-store.ts';
-import { IngestState } from '../ingest/loader/ingest-state.ts';
-import { type LoadProgress, loadNdjson } from '../ingest/loader/loader.ts';
-import { canonicalUrl } from '../processors/delivery/outbound-guard.ts';
-import { createFeedHttp, openBackbone } from './composition.ts';
+import type { LoadProgress } from '../ingest/loader/loader.ts';
 import type { Config } from './config.ts';
-import { createLogger } from './logger.ts';
 
 /**
  * `earshot corpus generate|eval`, `earshot ingest` and `earshot feeds add|list|remove`.
- * Long work reports progress on stderr; results go to stdout.
+ * Long work reports progress on stderr; results go to stdout. Each command loads what it needs
+ * when it runs, so that `earshot --help` and the other commands start fast.
  */
 const n = (v: number) => Math.round(v).toLocaleString('en-US');
 
@@ -34,7 +26,7 @@ function seedArg(value: string): number {
 function day(value: string): number {
   const t = Date.parse(value);
   if (Number.isNaN(t)) throw new InvalidArgumentError('expected a date (YYYY-MM-DD)');
-  return startOfUtcDay(t);
+  return t;
 }
 
 /** Writes a status line on stderr: rewritten in place on a terminal, one line per update otherwise. */
@@ -55,7 +47,7 @@ function statusLine(): { update(text: string): void; done(text: string): void } 
   };
 }
 
-export function registerIngestCommands(program: Command, config: () => Config): void {
+export function registerIngestCommands(program: Command, config: () => Promise<Config>): void {
   const corpus = program
     .command('corpus')
     .description('the synthetic corpus: generate it, score the processors on it');
@@ -64,10 +56,7 @@ export function registerIngestCommands(program: Command, config: () => Config): 
     .command('generate')
     .description('write a deterministic corpus (NDJSON records + ground truth + manifest) to a directory')
     .requiredOption('--out <dir>', 'output directory')
-    .option(
-      '--preset <name>',
-      `sizes: ${Object.keys(PRESETS).join(', ')} (bench: at least 1,000,000 transcript lines)`,
-    )
+    .option('--preset <name>', 'sizes: demo (default), small, bench (at least 1,000,000 transcript lines), …')
     .option('--podcasts <n>', 'number of podcasts', positive)
     .option('--episodes-per-podcast <n>', 'episodes per podcast', positive)
     .option('--seed <n>', 'random seed (same seed and sizes, same corpus)', seedArg, 42)
@@ -87,6 +76,7 @@ export function registerIngestCommands(program: Command, config: () => Config): 
         asOf?: number;
         chartDays: number;
       }) => {
+        const { generateCorpus, PRESETS, startOfUtcDay } = await import('../ingest/corpus/generate.ts');
         const preset = opts.preset ? PRESETS[opts.preset as keyof typeof PRESETS] : PRESETS.demo;
         if (!preset)
           throw new InvalidArgumentError(
@@ -100,7 +90,7 @@ export function registerIngestCommands(program: Command, config: () => Config): 
             opts.preset || (!opts.podcasts && !opts.episodesPerPodcast) ? preset.linesPerEpisode : undefined,
           seed: opts.seed,
           out: opts.out,
-          asOf: opts.asOf,
+          asOf: opts.asOf === undefined ? undefined : startOfUtcDay(opts.asOf),
           chartDays: opts.chartDays,
           onProgress: (p) => {
             const s = p.elapsedMs / 1000;
@@ -132,6 +122,9 @@ export function registerIngestCommands(program: Command, config: () => Config): 
     .description('score mention detection and speaker identification against a corpus ground truth')
     .argument('<dir>', 'a directory written by `earshot corpus generate`')
     .action(async (dir: string) => {
+      const { evaluateMentions, evaluateSpeakers, loadCorpusContext } = await import(
+        '../ingest/corpus/evaluate.ts'
+      );
       const ctx = await loadCorpusContext(dir);
       const mentions = await evaluateMentions(dir, ctx);
       const speakers = await evaluateSpeakers(dir, ctx);
@@ -146,7 +139,13 @@ export function registerIngestCommands(program: Command, config: () => Config): 
     .option('--batch <n>', 'records per produce batch', positive, 500)
     .action(async (input: string, opts: { force?: boolean; batch: number }) => {
       if (!fs.existsSync(input)) throw new InvalidArgumentError(`no such file or directory: ${input}`);
-      const cfg = config();
+      const cfg = await config();
+      const [{ createLogger }, { openBackbone }, { IngestState }, { loadNdjson }] = await Promise.all([
+        import('./logger.ts'),
+        import('./composition.ts'),
+        import('../ingest/loader/ingest-state.ts'),
+        import('../ingest/loader/loader.ts'),
+      ]);
       const logger = createLogger(cfg.env.LOG_LEVEL === 'info' ? 'warn' : cfg.env.LOG_LEVEL);
       const backbone = await openBackbone(cfg, logger);
       const state = IngestState.inDataDir(cfg.dataDir);
@@ -204,12 +203,16 @@ export function registerIngestCommands(program: Command, config: () => Config): 
     .option('--interval <duration>', 'how often to poll (30s, 15m, 1h, ...)', '15m')
     .option('--poll', 'also poll it once now')
     .action(async (url: string, opts: { interval: string; poll?: boolean }) => {
-      const cfg = config();
+      const cfg = await config();
+      const { FeedStore, normalizeFeedUrl, parseInterval, formatInterval } = await import(
+        '../ingest/feeds/feed-store.ts'
+      );
+      const { podcastIdForFeed } = await import('../ingest/feeds/feed-mapping.ts');
       let normalized: string;
       let intervalMs: number;
       try {
         // The outbound guard's reading of the URL (userinfo and port 0 refused), fragment dropped.
-        normalized = normalizeFeedUrl(feedUrlOf(url));
+        normalized = normalizeFeedUrl(await feedUrlOf(url));
         intervalMs = parseInterval(opts.interval);
       } catch (err) {
         throw new InvalidArgumentError((err as Error).message);
@@ -221,6 +224,13 @@ export function registerIngestCommands(program: Command, config: () => Config): 
           `${created ? 'added' : 'updated'} ${record.url} (every ${formatInterval(record.intervalMs)}, podcast ${record.podcastId})`,
         );
         if (opts.poll) {
+          const [{ createLogger }, { createFeedHttp, openBackbone }, { IngestState }, { FeedPoller }] =
+            await Promise.all([
+              import('./logger.ts'),
+              import('./composition.ts'),
+              import('../ingest/loader/ingest-state.ts'),
+              import('../ingest/feeds/feed-poller.ts'),
+            ]);
           const logger = createLogger('warn');
           const backbone = await openBackbone(cfg, logger);
           const state = IngestState.inDataDir(cfg.dataDir);
@@ -249,7 +259,8 @@ export function registerIngestCommands(program: Command, config: () => Config): 
     .description('feeds with their interval and last poll')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }) => {
-      const store = FeedStore.inDataDir(config().dataDir);
+      const { FeedStore, formatInterval } = await import('../ingest/feeds/feed-store.ts');
+      const store = FeedStore.inDataDir((await config()).dataDir);
       try {
         const list = store.list();
         if (opts.json) {
@@ -280,7 +291,8 @@ export function registerIngestCommands(program: Command, config: () => Config): 
     .description('stop polling a feed')
     .argument('<url>', 'feed URL as added')
     .action(async (url: string) => {
-      const store = FeedStore.inDataDir(config().dataDir);
+      const { FeedStore, normalizeFeedUrl } = await import('../ingest/feeds/feed-store.ts');
+      const store = FeedStore.inDataDir((await config()).dataDir);
       try {
         const removed = await store.remove(normalizeFeedUrl(url));
         console.log(removed ? `removed ${url}` : `no feed ${url}`);
@@ -291,7 +303,8 @@ export function registerIngestCommands(program: Command, config: () => Config): 
     });
 }
 
-function feedUrlOf(url: string): string {
+async function feedUrlOf(url: string): Promise<string> {
+  const { canonicalUrl } = await import('../processors/alerts/index.ts');
   try {
     return canonicalUrl(url).href;
   } catch (err) {

@@ -1,5 +1,4 @@
-import type { DeliveryKit } from '../processors/delivery/kit.ts';
-import type { ChatConnection } from '../projections/alerts/chat-connections.ts';
+import type { ChatConnection, DeliveryKit } from '../processors/alerts/index.ts';
 import type {
   Accounts,
   ApiKeyRecord,

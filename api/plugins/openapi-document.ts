@@ -142,16 +142,19 @@ export function queryAsQuerystring(operation: Operation, constraints: QueryConst
  * A response the route writes as a sequence of items (Server-Sent Events, NDJSON): OpenAPI 3.2
  * `itemSchema` describes each item.
  */
-export function describeStream(
-  operation: Operation,
-  stream: {
-    mediaType: string;
-    description: string;
-    itemSchema: object;
-    headers?: Record<string, unknown>;
-    more?: Record<string, unknown>;
-  },
-): void {
+export interface StreamResponse {
+  mediaType: 'text/event-stream' | 'application/x-ndjson';
+  description: string;
+  itemSchema: object;
+  headers?: Record<string, { description: string; schema: object }>;
+  /** Other success responses (206, 304 of the download). */
+  more?: Record<
+    string,
+    { description: string; headers?: Record<string, unknown>; content?: Record<string, unknown> }
+  >;
+}
+
+export function describeStream(operation: Operation, stream: StreamResponse): void {
   operation.responses ??= {};
   operation.responses['200'] = {
     description: stream.description,

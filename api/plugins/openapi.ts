@@ -5,7 +5,6 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { StreamResponse } from '../streams/openapi.ts';
 import { routeAccess } from './authentication.ts';
 import {
   constrainBody,
@@ -15,6 +14,7 @@ import {
   type Operation,
   type QueryConstraint,
   queryAsQuerystring,
+  type StreamResponse,
 } from './openapi-document.ts';
 
 declare module 'fastify' {
@@ -161,7 +161,7 @@ export const openapiPlugin = fp<{ publicUrl: string; docsUrl: string }>(
         '',
         '## Docs',
         '',
-        `- [OpenAPI 3.1 document](${opts.publicUrl}/openapi.json): every endpoint, parameter and response schema`,
+        `- [OpenAPI document](${opts.publicUrl}/openapi.json): every endpoint, parameter and response schema`,
         `- [Authentication](${opts.publicUrl}/auth.md): API keys, errors, rate limits`,
         `- [Interactive reference](${opts.publicUrl}/docs)`,
         '',

@@ -82,15 +82,3 @@ export const ARCHIVE_STREAM_ITEM = {
 };
 
 export const NDJSON_ITEM = RECORD_REF;
-
-export interface StreamResponse {
-  mediaType: 'text/event-stream' | 'application/x-ndjson';
-  description: string;
-  itemSchema: object;
-  headers?: Record<string, { description: string; schema: object }>;
-  /** Other success responses (206, 304 of the download). */
-  more?: Record<
-    string,
-    { description: string; headers?: Record<string, unknown>; content?: Record<string, unknown> }
-  >;
-}

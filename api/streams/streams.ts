@@ -36,7 +36,8 @@ interface Open {
 export class Streams {
   private readonly perKey = new Map<string, number>();
   private readonly open = new Set<Open>();
-  readonly stats = { opened: 0, refused: 0, slowClosed: 0 };
+  /** `slowMaxWaiting`: the most bytes that ever waited for a client closed as too slow. */
+  readonly stats = { opened: 0, refused: 0, slowClosed: 0, slowMaxWaiting: 0 };
 
   constructor(readonly settings: StreamSettings) {}
 
@@ -78,7 +79,10 @@ export class Streams {
       'abort',
       () => {
         this.open.delete(entry);
-        if (stream.closeReason === 'slow_consumer') this.stats.slowClosed++;
+        if (stream.closeReason === 'slow_consumer') {
+          this.stats.slowClosed++;
+          this.stats.slowMaxWaiting = Math.max(this.stats.slowMaxWaiting, stream.stats.maxWaiting);
+        }
       },
       { once: true },
     );

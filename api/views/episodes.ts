@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Timestamp } from '../schemas.ts';
+import { nullable, Timestamp } from '../schemas.ts';
 import { EntityCompact, PodcastSummary } from './catalog.ts';
 
 /**
@@ -7,9 +7,6 @@ import { EntityCompact, PodcastSummary } from './catalog.ts';
  * (`GET /v1/podcasts/episodes/{id}`), the episode feed, and the episode record the live stream,
  * the archive replay and the bulk download carry.
  */
-export const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
-  Type.Union([t, Type.Null()]);
-
 export const Speaker = Type.Object({
   label: Type.String({ description: 'diarization label' }),
   name: nullable(Type.String()),

@@ -25,6 +25,14 @@ import {
  */
 const ARCHIVE_LOCK = 7_423_509;
 
+/** The state store's tables the archive projector writes. */
+export const ARCHIVE_TABLES = [
+  'archive_podcasts',
+  'archive_episodes',
+  'archive_days',
+  'archive_live',
+] as const;
+
 /** A position in publication order: the instant (epoch ms) and the episode id. */
 export interface ArchiveKey {
   publishedMs: number;

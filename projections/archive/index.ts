@@ -18,6 +18,7 @@ export {
 } from './archive-parts.ts';
 export { ARCHIVE_BATCH_ITEMS, archiveProjector } from './archive-projector.ts';
 export {
+  ARCHIVE_TABLES,
   type ArchiveDay,
   type ArchiveKey,
   type ArchiveRecordRow,

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { slug } from '../../schemas/text-folding.ts';
 import type { Queryable, StateStore } from './state-store.ts';
 
 export interface Plan {
@@ -98,16 +99,9 @@ export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
+/** The slug of an organization or project name: at most 60 characters, `unnamed` when none is left. */
 export function slugify(text: string): string {
-  return (
-    text
-      .normalize('NFKD')
-      .replace(/[\u0300-\u036f]/g, '')
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-+|-+$/g, '')
-      .slice(0, 60) || 'unnamed'
-  );
+  return slug(text).slice(0, 60) || 'unnamed';
 }
 
 function checkEntitlement(name: string): Entitlement {

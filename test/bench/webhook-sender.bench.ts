@@ -7,11 +7,15 @@ import { LmdbEventLog } from '../../ingest/event-log/lmdb-event-log.ts';
 import { EventProducer } from '../../ingest/event-producer.ts';
 import { AvroCodec } from '../../ingest/schema-registry/avro-codec.ts';
 import { LmdbSchemaRegistry } from '../../ingest/schema-registry/lmdb-schema-registry.ts';
+import {
+  createDeliveryKit,
+  createDispatcher,
+  senderSchedulerStep,
+} from '../../processors/alerts/delivery/kit.ts';
+import { RetrySchedule } from '../../processors/alerts/delivery/retry-schedule.ts';
+import { StateDeliveryContent } from '../../processors/alerts/delivery/state-content.ts';
+import { matchesProjector } from '../../processors/alerts/projectors/matches-projector.ts';
 import { ConsumerRunner } from '../../processors/consumer-runner.ts';
-import { createDeliveryKit, createDispatcher, senderSchedulerStep } from '../../processors/delivery/kit.ts';
-import { RetrySchedule } from '../../processors/delivery/retry-schedule.ts';
-import { StateDeliveryContent } from '../../processors/delivery/state-content.ts';
-import { matchesProjector } from '../../projections/alerts/matches-projector.ts';
 import { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import { Accounts } from '../../projections/state/accounts.ts';
 import { migrate } from '../../projections/state/migrations.ts';

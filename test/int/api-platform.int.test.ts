@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cursors } from '../../api/pagination.ts';
-import { SecretBox } from '../../processors/delivery/secrets.ts';
+import { SecretBox } from '../../processors/alerts/delivery/secrets.ts';
 import { testApi } from '../support/api.ts';
 
 type Api = Awaited<ReturnType<typeof testApi>>;

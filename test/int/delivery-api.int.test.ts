@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operatorActions } from '../../infra/operator.ts';
-import { SmtpMailer } from '../../processors/delivery/mailer.ts';
+import { SmtpMailer } from '../../processors/alerts/delivery/channels/mailer.ts';
 import { seedCatalog } from '../support/alerts.ts';
 import { testApi } from '../support/api.ts';
 import { startChatPlatform } from '../support/chat-platform.ts';

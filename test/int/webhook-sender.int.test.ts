@@ -1,8 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../processors/delivery/clock.ts';
-import { DeliveryJobs } from '../../processors/delivery/jobs.ts';
-import { RetrySchedule } from '../../processors/delivery/retry-schedule.ts';
+import { ManualClock } from '../../processors/alerts/delivery/clock.ts';
+import { DeliveryJobs } from '../../processors/alerts/delivery/jobs.ts';
+import { RetrySchedule } from '../../processors/alerts/delivery/retry-schedule.ts';
 import type {
   DeliveryAbandoned,
   DeliveryAttempted,

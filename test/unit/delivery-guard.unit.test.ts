@@ -5,8 +5,8 @@ import {
   OutboundRefusedError,
   OutboundResolveError,
   parseAllowlist,
-} from '../../processors/delivery/outbound-guard.ts';
-import { OutboundHttp } from '../../processors/delivery/outbound-http.ts';
+} from '../../processors/alerts/delivery/outbound/outbound-guard.ts';
+import { OutboundHttp } from '../../processors/alerts/delivery/outbound/outbound-http.ts';
 
 /** A guard whose DNS answers come from a table (no network). */
 function guardWith(table: Record<string, string[]>, allowlist = '') {
