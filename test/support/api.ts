@@ -10,6 +10,7 @@ import type { SearchIndex } from '../../projections/search/search-index.ts';
 import { Accounts } from '../../projections/state/accounts.ts';
 import { migrate } from '../../projections/state/migrations.ts';
 import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
+import type { StateStore } from '../../projections/state/state-store.ts';
 import { type TestDeliveryOptions, testDeliveryKit } from './delivery.ts';
 
 export const TEST_SETTINGS: ApiSettings = {
@@ -26,11 +27,11 @@ export async function testApi(
   options: {
     delivery?: TestDeliveryOptions;
     /** A state store to use (migrated, e.g. holding a projected catalog); closed by the caller. */
-    state?: PgliteStateStore;
+    state?: StateStore;
     /** Serves the analytics reads from this store. */
     analytics?: AnalyticsStore;
     /** Serves batch ingest with these (tokens are made on the test's state store). */
-    ingest?: (state: PgliteStateStore) => IngestServices;
+    ingest?: (state: StateStore) => IngestServices;
     /** Serves the search routes over this index (no embeddings: semantic search answers 503). */
     searchIndex?: SearchIndex;
     /** Logs here instead of nowhere (e.g. a logger writing to a captured stream). */
@@ -39,7 +40,7 @@ export async function testApi(
     archive?: { pollMs?: number };
   } = {},
 ) {
-  const state = options.state ?? new PgliteStateStore();
+  const state: StateStore = options.state ?? new PgliteStateStore();
   if (!options.state) await migrate(state);
   const accounts = new Accounts(state);
   // A second API on a store that already holds the first one's organizations gets its own.
