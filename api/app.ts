@@ -48,6 +48,15 @@ import { buildRequestValidator } from './validation.ts';
 import type { AnalyticsRouteOptions } from './views/analytics.ts';
 import { EpisodeRecord } from './views/episodes.ts';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Open streams and their limits (when the archive is served). */
+    streams?: Streams;
+    /** The bulk download's builds (when the archive is served). */
+    archiveBuilds?: ArchiveBuilds;
+  }
+}
+
 /** Largest request line and headers the server reads. */
 export const MAX_HEADER_BYTES = 128 * 1024;
 
@@ -109,15 +118,6 @@ export interface AppDeps {
  * OpenAPI, rate limits, authentication), then the routes. Everything is served by one fastify
  * instance.
  */
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Open streams and their limits (when the archive is served). */
-    streams?: Streams;
-    /** The bulk download's builds (when the archive is served). */
-    archiveBuilds?: ArchiveBuilds;
-  }
-}
-
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { settings, services } = deps;
   const app = Fastify({

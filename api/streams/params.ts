@@ -6,6 +6,7 @@ import { RECORD_INCLUDES, type RecordInclude } from '../views/episode-record.ts'
 
 /** `period`: a month or a day by UTC publication date. */
 export const PeriodParam = Type.String({
+  maxLength: 10,
   pattern: '^\\d{4}-\\d{2}(-\\d{2})?$',
   description: 'YYYY-MM (a month) or YYYY-MM-DD (a day), by UTC publication date; years 1910-2199',
 });
