@@ -9,7 +9,7 @@ import {
 } from './archive-parts.ts';
 
 /**
- * The episode archive in the state store (migration 009; PGlite embedded, PostgreSQL when
+ * The episode archive in the state store (migration 010; PGlite embedded, PostgreSQL when
  * `DATABASE_URL` is set, so every API instance reads the same rows):
  *
  * - `archive_podcasts`: the podcast summary each record embeds, and its publisher and language;
