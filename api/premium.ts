@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Entitlement } from '../projections/state/accounts.ts';
+import { dashboardLink, dashboardPaths } from './dashboard-paths.ts';
 import { principalOf } from './plugins/authentication.ts';
 import { invalidParameter, problem } from './problem.ts';
 
@@ -20,7 +21,7 @@ export function requirePremiumEndpoint(request: FastifyRequest, dashboardUrl: st
       resolve: {
         message: 'Move the project to a plan with premium endpoints (Business or Enterprise).',
         action: 'upgrade_plan',
-        url: `${dashboardUrl.replace(/\/$/, '')}/billing`,
+        url: dashboardLink(dashboardUrl, dashboardPaths.plan(principal.project.id)),
       },
     },
   );
@@ -47,7 +48,7 @@ export function requireEntitlement(
       resolve: {
         message: `Ask us to enable the ${entitlement} for project ${principal.project.id} (an operator runs \`earshot projects grant ${entitlement} --project ${principal.project.id}\`); the key works for it within seconds of the grant.`,
         action: 'request_entitlement',
-        url: `${dashboardUrl.replace(/\/$/, '')}/support`,
+        url: dashboardLink(dashboardUrl, dashboardPaths.project(principal.project.id)),
       },
     },
   );
@@ -103,7 +104,7 @@ export function parseIncludes<const T extends string>(
         resolve: {
           message: `Retry without ${refused.join(', ')} in include, or move to a plan with premium endpoints.`,
           action: 'remove_premium_includes',
-          url: `${dashboardUrl.replace(/\/$/, '')}/billing`,
+          url: dashboardLink(dashboardUrl, dashboardPaths.plan(principalOf(request).project.id)),
         },
       },
     );

@@ -388,6 +388,23 @@ chat
     );
   });
 
+const webhooks = program.command('webhooks').description('webhooks on this machine');
+webhooks
+  .command('listen')
+  .description(
+    "receive a project's webhooks here: a local receiver on 127.0.0.1, the project's listen connection " +
+      "pointed at it, let through the running service's outbound guard while this runs; every signature " +
+      'is checked and each event printed',
+  )
+  .requiredOption('--project <project>', 'project id or slug')
+  .option('--port <port>', 'port of the receiver (default: any free port)', integer, 0)
+  .option('--json', 'print each event as one JSON object per line')
+  .action(async (opts: { project: string; port: number; json?: boolean }) => {
+    const { listenForWebhooks } = await import('./webhooks-listen.ts');
+    await listenForWebhooks({ project: opts.project, port: opts.port, json: opts.json ?? false });
+    process.exit(0);
+  });
+
 const models = program.command('models').description('the local embeddings model (semantic search)');
 models
   .command('fetch')

@@ -46,7 +46,7 @@ import { PgliteStateStore } from '../projections/state/pglite-state-store.ts';
 import { PostgresStateStore } from '../projections/state/postgres-state-store.ts';
 import type { StateStore } from '../projections/state/state-store.ts';
 import { allTopicSpecs } from '../schemas/topics.ts';
-import { type Config, ConfigError, publicUrlOf } from './config.ts';
+import { type Config, ConfigError, dashboardUrlOf, publicUrlOf } from './config.ts';
 
 /**
  * The one place that chooses adapters. Each port takes its adapter from configuration:
@@ -122,6 +122,7 @@ export function createDelivery(
     mailer: env.SMTP_URL ? new SmtpMailer(env.SMTP_URL, env.EARSHOT_MAIL_FROM) : undefined,
     settings: {
       publicUrl: publicUrlOf(config),
+      dashboardUrl: dashboardUrlOf(config),
       outboundAllowlist: env.EARSHOT_OUTBOUND_ALLOWLIST,
       secretsKey: loadSecretsKey(env.EARSHOT_SECRETS_KEY, config.dataDir),
       chatApiUrl: env.EARSHOT_CHAT_API_URL,

@@ -112,11 +112,14 @@ export const EnvSchema = Type.Object({
       unset: 'this service, which serves a page per error code at `/errors/{error_code}`',
     }),
   ),
-  EARSHOT_DASHBOARD_URL: Type.String({
-    format: 'uri',
-    default: 'https://dashboard.earshot.dev',
-    description: 'account dashboard',
-  }),
+  EARSHOT_DASHBOARD_URL: Type.Optional(
+    Type.String({
+      format: 'uri',
+      description:
+        'public address of the account dashboard, which the `api` role serves under `/dashboard` (a proxy maps another address onto it); links in mails, problem `resolve`, `/auth.md` and `/llms.txt` use it; session cookies are `Secure` when it is https ([Dashboard](dashboard.md))',
+      unset: '`EARSHOT_PUBLIC_URL` + `/dashboard`',
+    }),
+  ),
   EARSHOT_BOOTSTRAP_API_KEY: Type.Optional(
     Type.String({
       pattern: '^esk_[A-Za-z0-9_-]{24,}$',
@@ -184,7 +187,28 @@ export const EnvSchema = Type.Object({
   EARSHOT_CHAT_API_URL: Type.String({
     format: 'uri',
     default: 'https://slack.com/api',
-    description: 'team-chat Web API base (`chat.postMessage`-compatible)',
+    description:
+      'team-chat Web API base (`chat.postMessage`-compatible; the install from the dashboard calls its `oauth.v2.access`)',
+  }),
+  EARSHOT_CHAT_CLIENT_ID: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        'the team-chat app\'s OAuth v2 client id (with `EARSHOT_CHAT_CLIENT_SECRET`, both or neither): the dashboard offers "Add to team chat" ([Dashboard](dashboard.md#team-chat))',
+      unset: 'no install from the dashboard (operators: `earshot chat connect`)',
+    }),
+  ),
+  EARSHOT_CHAT_CLIENT_SECRET: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description: "the team-chat app's OAuth v2 client secret, sent to `oauth.v2.access`",
+      unset: 'no install from the dashboard',
+    }),
+  ),
+  EARSHOT_CHAT_AUTHORIZE_URL: Type.String({
+    format: 'uri',
+    default: 'https://slack.com/oauth/v2/authorize',
+    description: "the team-chat platform's OAuth v2 authorization page the install sends people to",
   }),
   EARSHOT_DELIVERY_RETRY_SCHEDULE: Type.String({
     default: '0s,5s,5m,30m,2h',
@@ -332,6 +356,11 @@ export function publicUrlOf(config: Config): string {
   ).replace(/\/$/, '');
 }
 
+/** Public address of the dashboard: `EARSHOT_DASHBOARD_URL`, else the public URL + `/dashboard`. */
+export function dashboardUrlOf(config: Config): string {
+  return (config.env.EARSHOT_DASHBOARD_URL ?? `${publicUrlOf(config)}/dashboard`).replace(/\/$/, '');
+}
+
 /** Reads and validates configuration; throws ConfigError naming each offending variable. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env, overrides: Partial<Env> = {}): Config {
   const raw: Record<string, unknown> = {};
@@ -355,5 +384,15 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, overrides: P
     throw new ConfigError(problems);
   }
   const env = withDefaults as Env;
+  if (Boolean(env.EARSHOT_CHAT_CLIENT_ID) !== Boolean(env.EARSHOT_CHAT_CLIENT_SECRET)) {
+    const missing = env.EARSHOT_CHAT_CLIENT_ID ? 'EARSHOT_CHAT_CLIENT_SECRET' : 'EARSHOT_CHAT_CLIENT_ID';
+    throw new ConfigError([
+      {
+        variable: missing,
+        message: 'the team-chat install needs both EARSHOT_CHAT_CLIENT_ID and EARSHOT_CHAT_CLIENT_SECRET',
+        value: undefined,
+      },
+    ]);
+  }
   return { env, dataDir: dataDirOf(env.EARSHOT_DATA_DIR), roles: parseRoles(env.EARSHOT_ROLES) };
 }

@@ -9,6 +9,7 @@ import { analyticsBench } from './analytics.bench.ts';
 import { apiBench } from './api.bench.ts';
 import type { Bench, BenchResult } from './bench.ts';
 import { meets } from './bench.ts';
+import { dashboardBench } from './dashboard.bench.ts';
 import { eventLogBench } from './event-log.bench.ts';
 import { ingestBench } from './ingest.bench.ts';
 import { mentionsBench, speakersBench } from './mentions.bench.ts';
@@ -21,6 +22,7 @@ import { webhookSenderBench } from './webhook-sender.bench.ts';
 export const BENCHES: Bench[] = [
   eventLogBench,
   apiBench,
+  dashboardBench,
   analyticsBench,
   alertsMatcherBench,
   webhookSenderBench,
