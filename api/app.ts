@@ -1,3 +1,5 @@
+import os from 'node:os';
+import path from 'node:path';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -9,6 +11,7 @@ import {
 } from '../processors/alerts/index.ts';
 import { analyticsReads } from '../projections/analytics/analytics-reads.ts';
 import type { AnalyticsStore } from '../projections/analytics/analytics-store.ts';
+import type { ArchiveStore, LiveFeed } from '../projections/archive/index.ts';
 import { CatalogLists } from '../projections/catalog/catalog-lists.ts';
 import type { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import type { Accounts } from '../projections/state/accounts.ts';
@@ -34,10 +37,12 @@ import { advertisingRoutes } from './routes/advertising.ts';
 import { alertDisableRoutes } from './routes/alert-disable.ts';
 import { alertHistoryRoutes } from './routes/alert-history.ts';
 import { alertRoutes } from './routes/alerts.ts';
+import { archiveRoutes } from './routes/archive.ts';
 import { biasRoutes } from './routes/bias.ts';
 import { chatRoutes } from './routes/chat.ts';
 import { companyPeopleRoutes } from './routes/companies-people.ts';
 import { entityRoutes } from './routes/entities.ts';
+import { episodeStreamRoutes } from './routes/episode-stream.ts';
 import { episodeRoutes } from './routes/episodes.ts';
 import { healthRoutes, type MetricsText, type ReadinessProbe } from './routes/health.ts';
 import { type IngestServices, ingestRoutes } from './routes/ingest.ts';
@@ -51,8 +56,20 @@ import { webhookRoutes } from './routes/webhooks.ts';
 import { ProblemSchema } from './schemas.ts';
 import { type ENTITY_SEARCH_TYPES, searchEntities } from './search/name-search.ts';
 import type { SearchServices } from './search/search-services.ts';
+import { ArchiveBuilds } from './streams/archive-builds.ts';
+import { DEFAULT_STREAM_SETTINGS, type StreamSettings, Streams } from './streams/streams.ts';
 import { buildRequestValidator } from './validation.ts';
 import type { AnalyticsRouteOptions } from './views/analytics.ts';
+import { EpisodeRecord } from './views/episodes.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Open streams and their limits (when the archive is served). */
+    streams?: Streams;
+    /** The bulk download's builds (when the archive is served). */
+    archiveBuilds?: ArchiveBuilds;
+  }
+}
 
 /** Largest request line and headers the server reads. */
 export const MAX_HEADER_BYTES = 128 * 1024;
@@ -74,6 +91,14 @@ export interface ApiSettings {
   bodyLimitBytes: number;
   /** Largest batch body on `POST /v1/ingest/batches`. */
   ingestBodyLimitBytes?: number;
+  /** Event streams and downloads: per-key limit, buffers, heartbeat (DEFAULT_STREAM_SETTINGS). */
+  streams?: Partial<StreamSettings>;
+  /** How far back the live episode stream resumes (default 7 days). */
+  streamRetentionMs?: number;
+  /** Where the bulk download builds the archive's days (default: under the OS temp dir). */
+  archiveBuildsDir?: string;
+  /** How long a built day serves before it is built again (default 10 minutes). */
+  archiveBuildsTtlMs?: number;
 }
 
 /** What routes read from. Each store or engine the API needs is one field here. */
@@ -91,6 +116,11 @@ export interface ApiServices {
   analytics?: AnalyticsStore;
   /** Batch ingest: producer, ingest state and ingest tokens (absent: the route is not served). */
   ingest?: IngestServices;
+  /**
+   * The episode archive and the live order as this process follows it (absent: the live stream,
+   * the archive replay and the bulk download are not served).
+   */
+  archive?: { store: ArchiveStore; feed: LiveFeed };
   /** People, sessions, memberships and key usage (default: on `state`, links signed with `delivery.box`). */
   people?: PeopleServices;
 }
@@ -195,6 +225,35 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
   if (services.search) await app.register(searchRoutes, { services: services.search });
+  if (services.archive) {
+    const streams = new Streams({ ...DEFAULT_STREAM_SETTINGS, ...settings.streams });
+    const builds = new ArchiveBuilds({
+      dir: settings.archiveBuildsDir ?? path.join(os.tmpdir(), `earshot-archive-builds-${process.pid}`),
+      ttlMs: settings.archiveBuildsTtlMs ?? 600_000,
+      archive: services.archive.store,
+      catalog: services.catalog,
+    });
+    app.addSchema(EpisodeRecord);
+    app.decorate('streams', streams);
+    app.decorate('archiveBuilds', builds);
+    // Open streams would hold the server's close up: they end first, asking clients to come back.
+    app.addHook('preClose', async () => streams.shutdown());
+    await app.register(episodeStreamRoutes, {
+      archive: services.archive.store,
+      feed: services.archive.feed,
+      catalog: services.catalog,
+      streams,
+      dashboardUrl: settings.dashboardUrl,
+      retentionMs: settings.streamRetentionMs ?? 7 * 86_400_000,
+    });
+    await app.register(archiveRoutes, {
+      archive: services.archive.store,
+      catalog: services.catalog,
+      streams,
+      builds,
+      dashboardUrl: settings.dashboardUrl,
+    });
+  }
   if (services.analytics) {
     // Every read served from the analytics store and the catalog: mentions, entities, sponsors and
     // ads, rankings, bias, podcasts / publishers / companies / people, episodes and transcripts.

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import type { Entitlement } from '../projections/state/accounts.ts';
 import { dashboardLink, dashboardPaths } from './dashboard-paths.ts';
 import { principalOf } from './plugins/authentication.ts';
 import { invalidParameter, problem } from './problem.ts';
@@ -27,6 +28,33 @@ export function requirePremiumEndpoint(request: FastifyRequest, dashboardUrl: st
 }
 
 /**
+ * Surfaces available by arrangement (the archive replay and bulk download): the project needs an
+ * entitlement an operator grants (`earshot projects grant archive --project P`); without it a
+ * 403 `entitlement_required` whose `resolve` says how to get it.
+ */
+export function requireEntitlement(
+  request: FastifyRequest,
+  entitlement: Entitlement,
+  dashboardUrl: string,
+): void {
+  const principal = principalOf(request);
+  if (principal.entitlements.includes(entitlement)) return;
+  const path = request.url.split('?')[0]!;
+  throw problem(
+    'entitlement_required',
+    `${path} is available by arrangement: project ${principal.project.id} does not have the ${entitlement} entitlement.`,
+    {
+      errors: [{ location: 'path', message: `needs the ${entitlement} entitlement`, value: path }],
+      resolve: {
+        message: `Ask us to enable the ${entitlement} for project ${principal.project.id} (an operator runs \`earshot projects grant ${entitlement} --project ${principal.project.id}\`); the key works for it within seconds of the grant.`,
+        action: 'request_entitlement',
+        url: dashboardLink(dashboardUrl, dashboardPaths.project(principal.project.id)),
+      },
+    },
+  );
+}
+
+/**
  * The `include` query parameter of an endpoint offering `offered` (premium ones among them):
  * comma-separated values, spaces around them and empty items ignored, as `parseIncludes` reads
  * it. The pattern states which values exist, so an unknown one is refused by validation.
@@ -37,7 +65,7 @@ export function IncludeParam(offered: readonly string[], premium: readonly strin
     Type.String({
       maxLength: 200,
       pattern: `^ *${value} *(, *${value} *)*$`,
-      description: `comma-separated: ${offered.join(', ')}; premium: ${premium.join(', ')}`,
+      description: `comma-separated: ${offered.join(', ')}${premium.length > 0 ? `; premium: ${premium.join(', ')}` : ''}`,
     }),
   );
 }

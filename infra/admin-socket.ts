@@ -10,6 +10,8 @@ const ACTIONS = [
   'createProject',
   'setPlan',
   'listProjects',
+  'grantEntitlement',
+  'revokeEntitlement',
   'createKey',
   'revokeKey',
   'listKeys',

@@ -304,6 +304,28 @@ projects
     console.log(`${p.id}\tplan ${p.plan_code}\talerts packs ${p.alerts_packs}`);
   });
 projects
+  .command('grant')
+  .description(
+    'grant a project an entitlement by arrangement: archive (archive replay and bulk download of episodes)',
+  )
+  .argument('<entitlement>', 'archive')
+  .requiredOption('--project <project>', 'project id or slug')
+  .action(async (entitlement: string, opts: { project: string }) => {
+    const r = await withOperator((ops) => ops.grantEntitlement({ project: opts.project, entitlement }));
+    console.log(`${r.project.id}\tentitlements: ${r.entitlements.join(', ') || 'none'}`);
+    console.error('API keys of the project see the change within 5 s.');
+  });
+projects
+  .command('revoke')
+  .description('revoke an entitlement a project was granted')
+  .argument('<entitlement>', 'archive')
+  .requiredOption('--project <project>', 'project id or slug')
+  .action(async (entitlement: string, opts: { project: string }) => {
+    const r = await withOperator((ops) => ops.revokeEntitlement({ project: opts.project, entitlement }));
+    console.log(`${r.project.id}\tentitlements: ${r.entitlements.join(', ') || 'none'}`);
+    console.error('API keys of the project see the change within 5 s; open streams are not cut.');
+  });
+projects
   .command('list')
   .requiredOption('--org <organization>')
   .action(async (opts: { org: string }) => {

@@ -26,6 +26,7 @@ import {
 import { type AnalyticsStore, migrateAnalytics } from '../projections/analytics/analytics-store.ts';
 import { ChdbAnalyticsStore } from '../projections/analytics/chdb-analytics-store.ts';
 import { ClickHouseAnalyticsStore } from '../projections/analytics/clickhouse-analytics-store.ts';
+import { ArchiveStore, LiveFeed } from '../projections/archive/index.ts';
 import { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import { defaultModelsDir, fetchModel, findCachedModel } from '../projections/embeddings/model-fetch.ts';
 import { OnnxEmbeddings } from '../projections/embeddings/onnx-embeddings.ts';
@@ -63,6 +64,9 @@ export interface Platform {
   analytics: AnalyticsStore;
   accounts: Accounts;
   catalog: CatalogReader;
+  /** The episode archive (state store) and the live order as this process follows it. */
+  archive: ArchiveStore;
+  liveFeed: LiveFeed;
   /** Webhook, email and team-chat delivery: connections, outbound guard, mailer, secrets. */
   delivery: DeliveryKit;
   /** What alerting runs in the pipeline: matching, planning, projections, senders. */
@@ -227,6 +231,8 @@ export async function buildPlatform(config: Config, logger: Logger): Promise<Pla
     'platform ready',
   );
   const catalog = new CatalogReader(state);
+  const archive = new ArchiveStore(state);
+  const liveFeed = new LiveFeed(archive, { pollMs: config.env.EARSHOT_STREAM_POLL_MS });
   const delivery = createDelivery(config, state, catalog, analytics);
   const search = createSearch(config, logger);
   if (!delivery.mailer)
@@ -242,6 +248,8 @@ export async function buildPlatform(config: Config, logger: Logger): Promise<Pla
     analytics,
     accounts: new Accounts(state),
     catalog,
+    archive,
+    liveFeed,
     delivery,
     alerting: new AlertingPipeline({
       state,
@@ -254,6 +262,7 @@ export async function buildPlatform(config: Config, logger: Logger): Promise<Pla
     }),
     search,
     async close() {
+      liveFeed.stop();
       await search.close();
       await delivery.close();
       await eventLog.close();

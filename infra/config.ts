@@ -180,7 +180,7 @@ export const EnvSchema = Type.Object({
     Type.String({
       pattern: '^[A-Za-z0-9+/]{43}=$',
       description:
-        'base64 of 32 bytes: encrypts webhook secrets and chat tokens at rest, signs email links and API cursors; set it (the same everywhere) when processes share a PostgreSQL state store or serve the API together',
+        'base64 of 32 bytes: encrypts webhook secrets and chat tokens at rest, signs email links, API cursors and stream positions; set it (the same everywhere) when processes share a PostgreSQL state store or serve the API together',
       unset: '`EARSHOT_DATA_DIR/secrets.key`',
     }),
   ),
@@ -231,6 +231,53 @@ export const EnvSchema = Type.Object({
       },
     ),
   ),
+  EARSHOT_STREAMS_PER_KEY: Type.Integer({
+    minimum: 1,
+    maximum: 10_000,
+    default: 5,
+    description:
+      'live streams, archive replays and bulk downloads one API key may hold open at once per API process (429 beyond)',
+  }),
+  EARSHOT_STREAM_BUFFER_BYTES: Type.Integer({
+    minimum: 65_536,
+    maximum: 1_073_741_824,
+    default: 8_388_608,
+    description:
+      'bytes a stream may have waiting for a slow client: past half it waits (30 s at most), past all of it the client gets a slow_consumer error and is closed',
+  }),
+  EARSHOT_STREAM_HEARTBEAT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 300_000,
+    default: 15_000,
+    description: 'interval of the comment lines that keep idle event streams open',
+  }),
+  EARSHOT_STREAM_RETENTION_HOURS: Type.Integer({
+    minimum: 1,
+    maximum: 87_600,
+    default: 168,
+    description:
+      'how far back the live episode stream resumes; an older cursor restarts from the oldest kept',
+  }),
+  EARSHOT_STREAM_POLL_MS: Type.Integer({
+    minimum: 10,
+    maximum: 60_000,
+    default: 250,
+    description:
+      'how often an API process reads the live order while a stream waits (its own projector wakes it at once; this bounds the latency added across processes)',
+  }),
+  EARSHOT_ARCHIVE_CACHE_DIR: Type.Optional(
+    Type.String({
+      description:
+        'where the bulk download builds the archive’s days (a cache: each API process keeps its own); default EARSHOT_DATA_DIR/archive-cache',
+    }),
+  ),
+  EARSHOT_ARCHIVE_CACHE_TTL_S: Type.Integer({
+    minimum: 0,
+    maximum: 86_400,
+    default: 600,
+    description:
+      'seconds a built day of the bulk download serves before it is built again (the catalog it names may have changed)',
+  }),
   CONSUMER_BATCH_SIZE: Type.Integer({
     minimum: 1,
     maximum: 100_000,

@@ -9,7 +9,13 @@ import {
   openListenSession,
   renewListenSession,
 } from '../processors/alerts/index.ts';
-import type { Accounts, ApiKeyRecord, Organization, Project } from '../projections/state/accounts.ts';
+import type {
+  Accounts,
+  ApiKeyRecord,
+  Entitlement,
+  Organization,
+  Project,
+} from '../projections/state/accounts.ts';
 import type { IngestTokenRecord, IngestTokens } from '../projections/state/ingest-tokens.ts';
 
 /**
@@ -21,6 +27,9 @@ export interface OperatorActions {
   createProject(input: { organization: string; name: string; plan: string; slug?: string }): Promise<Project>;
   setPlan(input: { project: string; plan: string; alertsPacks?: number }): Promise<Project>;
   listProjects(input: { organization: string }): Promise<Project[]>;
+  /** Grants or revokes an entitlement (`archive`); returns the project's entitlements after it. */
+  grantEntitlement(input: { project: string; entitlement: string }): Promise<EntitlementChange>;
+  revokeEntitlement(input: { project: string; entitlement: string }): Promise<EntitlementChange>;
   /** `expiresIn`: a duration such as `90d` (see `parseExpiresIn`); absent: the key never expires. */
   createKey(input: {
     project: string;
@@ -59,6 +68,11 @@ export interface ServiceFacts {
   host: string;
   roles: ReadonlySet<string>;
   apiUrl: string;
+}
+
+export interface EntitlementChange {
+  project: Project;
+  entitlements: Entitlement[];
 }
 
 export class OperatorError extends Error {
@@ -162,6 +176,14 @@ export function operatorActions(
     },
     async listProjects(input) {
       return accounts.projectsOf((await org(input.organization)).id);
+    },
+    async grantEntitlement(input) {
+      const p = await project(input.project);
+      return { project: p, entitlements: await accounts.grantEntitlement(p.id, input.entitlement) };
+    },
+    async revokeEntitlement(input) {
+      const p = await project(input.project);
+      return { project: p, entitlements: await accounts.revokeEntitlement(p.id, input.entitlement) };
     },
     async createKey(input) {
       const lifetime = input.expiresIn === undefined ? undefined : parseExpiresIn(input.expiresIn);

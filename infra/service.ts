@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { type ApiSettings, buildApp } from '../api/app.ts';
@@ -37,6 +38,14 @@ export function apiSettings(config: Config): ApiSettings {
     failedAuthPerMinute: env.RATE_LIMIT_FAILED_AUTH_PER_MINUTE,
     bodyLimitBytes: env.API_BODY_LIMIT_BYTES,
     ingestBodyLimitBytes: env.INGEST_BODY_LIMIT_BYTES,
+    streams: {
+      perKey: env.EARSHOT_STREAMS_PER_KEY,
+      bufferBytes: env.EARSHOT_STREAM_BUFFER_BYTES,
+      heartbeatMs: env.EARSHOT_STREAM_HEARTBEAT_MS,
+    },
+    streamRetentionMs: env.EARSHOT_STREAM_RETENTION_HOURS * 3_600_000,
+    archiveBuildsDir: env.EARSHOT_ARCHIVE_CACHE_DIR ?? path.join(config.dataDir, 'archive-cache'),
+    archiveBuildsTtlMs: env.EARSHOT_ARCHIVE_CACHE_TTL_S * 1000,
     ...(env.EARSHOT_CHAT_CLIENT_ID && env.EARSHOT_CHAT_CLIENT_SECRET
       ? {
           chatOAuth: {
@@ -225,6 +234,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         catalog: platform.catalog,
         delivery: platform.delivery,
         analytics: platform.analytics,
+        archive: { store: platform.archive, feed: platform.liveFeed },
         ingest: { batches: batchIngest!, state: ingestState!, tokens: ingestTokens },
         search: {
           index: platform.search.searchIndex,

@@ -121,6 +121,12 @@ export async function memberProject(
     project: found.project,
     plan,
     role: found.role,
-    principal: { keyId: `user:${user.id}`, project: found.project, plan, expiresAt: null },
+    principal: {
+      keyId: `user:${user.id}`,
+      project: found.project,
+      plan,
+      entitlements: found.entitlements,
+      expiresAt: null,
+    },
   };
 }

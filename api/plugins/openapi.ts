@@ -10,10 +10,12 @@ import { routeAccess } from './authentication.ts';
 import {
   constrainBody,
   describeServerBehaviour,
+  describeStream,
   OPENAPI_VERSION,
   type Operation,
   type QueryConstraint,
   queryAsQuerystring,
+  type StreamResponse,
 } from './openapi-document.ts';
 
 declare module 'fastify' {
@@ -28,6 +30,11 @@ declare module 'fastify' {
     queryConstraints?: QueryConstraint[];
     /** Rules relating fields of the JSON body, for the document (the route enforces them). */
     bodyConstraints?: QueryConstraint[];
+    /**
+     * A response written as a sequence of items (event stream, NDJSON) by the route itself: the
+     * document describes it with OpenAPI 3.2 `itemSchema`.
+     */
+    streamResponse?: StreamResponse;
   }
 }
 
@@ -46,6 +53,7 @@ interface OperationInfo {
   priceCents?: number;
   queryConstraints?: QueryConstraint[];
   bodyConstraints?: QueryConstraint[];
+  streamResponse?: StreamResponse;
 }
 
 /**
@@ -68,6 +76,7 @@ export const openapiPlugin = fp<{ publicUrl: string; docsUrl: string; dashboardU
           priceCents: route.config?.billable?.priceCents,
           queryConstraints: route.config?.queryConstraints,
           bodyConstraints: route.config?.bodyConstraints,
+          streamResponse: route.config?.streamResponse,
         });
       }
     });
@@ -128,6 +137,7 @@ export const openapiPlugin = fp<{ publicUrl: string; docsUrl: string; dashboardU
           }
           if (op.queryConstraints) queryAsQuerystring(operation, op.queryConstraints);
           if (op.bodyConstraints) constrainBody(operation, op.bodyConstraints);
+          if (op.streamResponse) describeStream(operation, op.streamResponse);
         }
         return openapiObject;
       },

@@ -41,11 +41,21 @@ export interface ApiKeyRecord {
   expires_at: Date | null;
 }
 
+/**
+ * What an operator grants a project beyond its plan, by arrangement
+ * (`earshot projects grant <entitlement> --project P`): `archive` opens the archive replay and the
+ * bulk download.
+ */
+export const ENTITLEMENTS = ['archive'] as const;
+export type Entitlement = (typeof ENTITLEMENTS)[number];
+
 /** Who a request acts as once its API key is verified. */
 export interface Principal {
   keyId: string;
   project: Project;
   plan: Plan;
+  /** The project's entitlements (read with the key: a grant or revoke shows within the key cache's time). */
+  entitlements: Entitlement[];
   /** When the key stops authenticating (null: never); checked on every request. */
   expiresAt: Date | null;
 }
@@ -92,6 +102,15 @@ export function sha256(text: string): string {
 /** The slug of an organization or project name: at most 60 characters, `unnamed` when none is left. */
 export function slugify(text: string): string {
   return slug(text).slice(0, 60) || 'unnamed';
+}
+
+function checkEntitlement(name: string): Entitlement {
+  if (!(ENTITLEMENTS as readonly string[]).includes(name))
+    throw new AccountError(
+      'invalid',
+      `unknown entitlement ${name}; entitlements: ${ENTITLEMENTS.join(', ')}`,
+    );
+  return name as Entitlement;
 }
 
 export class AccountError extends Error {
@@ -271,22 +290,51 @@ export class Accounts {
   async authenticate(key: string): Promise<Principal | undefined> {
     if (!key.startsWith(API_KEY_PREFIX)) return undefined;
     const rows = await this.db.query<
-      { key_id: string; key_expires_at: Date | null } & Project & { plan: Plan }
+      { key_id: string; key_expires_at: Date | null; entitlements: Entitlement[] } & Project & { plan: Plan }
     >(
-      `SELECT k.id AS key_id, k.expires_at AS key_expires_at, p.*, row_to_json(pl.*) AS plan
+      `SELECT k.id AS key_id, k.expires_at AS key_expires_at, p.*, row_to_json(pl.*) AS plan,
+         ARRAY(SELECT e.entitlement FROM project_entitlements e WHERE e.project_id = p.id ORDER BY 1) AS entitlements
        FROM api_keys k JOIN projects p ON p.id = k.project_id JOIN plans pl ON pl.code = p.plan_code
        WHERE k.key_sha256 = $1 AND k.revoked_at IS NULL`,
       [sha256(key)],
     );
     const row = rows[0];
     if (!row) return undefined;
-    const { key_id, key_expires_at, plan, ...project } = row;
+    const { key_id, key_expires_at, plan, entitlements, ...project } = row;
     return {
       keyId: key_id,
       project: { ...project, created_at: new Date(project.created_at) },
       plan,
+      entitlements,
       expiresAt: key_expires_at === null ? null : new Date(key_expires_at),
     };
+  }
+
+  /** Grants a project an entitlement; granting twice is harmless. */
+  async grantEntitlement(projectId: string, entitlement: string): Promise<Entitlement[]> {
+    await this.db.query(
+      `INSERT INTO project_entitlements (project_id, entitlement) VALUES ($1, $2)
+       ON CONFLICT (project_id, entitlement) DO NOTHING`,
+      [projectId, checkEntitlement(entitlement)],
+    );
+    return this.entitlements(projectId);
+  }
+
+  /** Revokes an entitlement; revoking one the project does not have is harmless. */
+  async revokeEntitlement(projectId: string, entitlement: string): Promise<Entitlement[]> {
+    await this.db.query('DELETE FROM project_entitlements WHERE project_id = $1 AND entitlement = $2', [
+      projectId,
+      checkEntitlement(entitlement),
+    ]);
+    return this.entitlements(projectId);
+  }
+
+  async entitlements(projectId: string): Promise<Entitlement[]> {
+    const rows = await this.db.query<{ entitlement: Entitlement }>(
+      'SELECT entitlement FROM project_entitlements WHERE project_id = $1 ORDER BY entitlement',
+      [projectId],
+    );
+    return rows.map((r) => r.entitlement);
   }
 
   async touchApiKey(keyId: string): Promise<void> {
@@ -297,7 +345,8 @@ export class Accounts {
   }
 
   /**
-   * The demo organization and project (Business plan: alerts and premium endpoints). Mints a
+   * The demo organization and project (Business plan: alerts and premium endpoints; the archive
+   * entitlement). Mints a
    * key when the project has none, or registers `bootstrapKey` when given. Returns the new key
    * when one was minted, so the caller can show it once.
    */
@@ -307,13 +356,17 @@ export class Accounts {
     let org = await this.organization('org_demo');
     org ??= await this.createOrganization({ id: 'org_demo', slug: 'demo', name: 'Demo Organization' });
     let project = await this.project('proj_demo');
-    project ??= await this.createProject({
-      id: 'proj_demo',
-      organizationId: org.id,
-      slug: 'demo',
-      name: 'Demo Project',
-      plan: 'business',
-    });
+    if (!project) {
+      project = await this.createProject({
+        id: 'proj_demo',
+        organizationId: org.id,
+        slug: 'demo',
+        name: 'Demo Project',
+        plan: 'business',
+      });
+      // The demo shows the archive replay and bulk download too.
+      await this.grantEntitlement(project.id, 'archive');
+    }
     if (bootstrapKey) {
       const existing = await this.authenticate(bootstrapKey);
       if (existing && existing.project.id !== project.id) {

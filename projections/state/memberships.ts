@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { newId, type Organization, type Plan, type Project, sha256 } from './accounts.ts';
+import { type Entitlement, newId, type Organization, type Plan, type Project, sha256 } from './accounts.ts';
 import type { User } from './people.ts';
 import type { StateStore } from './state-store.ts';
 
@@ -78,17 +78,26 @@ export class Memberships {
   async projectOf(
     userId: string,
     projectId: string,
-  ): Promise<{ project: Project; role: Role; plan: Plan } | undefined> {
-    const [row] = await this.db.query<Project & { member_role: Role; plan: Plan }>(
-      `SELECT p.*, m.role AS member_role, row_to_json(pl.*) AS plan FROM projects p
+  ): Promise<{ project: Project; role: Role; plan: Plan; entitlements: Entitlement[] } | undefined> {
+    const [row] = await this.db.query<
+      Project & { member_role: Role; plan: Plan; entitlements: Entitlement[] }
+    >(
+      `SELECT p.*, m.role AS member_role, row_to_json(pl.*) AS plan,
+         ARRAY(SELECT e.entitlement FROM project_entitlements e WHERE e.project_id = p.id ORDER BY 1) AS entitlements
+       FROM projects p
        JOIN organization_members m ON m.organization_id = p.organization_id AND m.user_id = $2
        JOIN plans pl ON pl.code = p.plan_code
        WHERE p.id = $1`,
       [projectId, userId],
     );
     if (!row) return undefined;
-    const { member_role, plan, ...project } = row;
-    return { project: { ...project, created_at: new Date(project.created_at) }, role: member_role, plan };
+    const { member_role, plan, entitlements, ...project } = row;
+    return {
+      project: { ...project, created_at: new Date(project.created_at) },
+      role: member_role,
+      plan,
+      entitlements,
+    };
   }
 
   async members(orgId: string): Promise<Member[]> {

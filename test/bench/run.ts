@@ -16,6 +16,7 @@ import { mentionsBench, speakersBench } from './mentions.bench.ts';
 import { searchLatencyBench } from './search-latency.bench.ts';
 import { searchRelevanceBench } from './search-relevance.bench.ts';
 import { cliBench, startupBench } from './startup.bench.ts';
+import { streamsBench } from './streams.bench.ts';
 import { webhookSenderBench } from './webhook-sender.bench.ts';
 
 export const BENCHES: Bench[] = [
@@ -34,6 +35,7 @@ export const BENCHES: Bench[] = [
   ingestBench,
   startupBench,
   cliBench,
+  streamsBench,
 ];
 
 /** Runs the benchmarks (all, or those named), prints a table and writes JSON. */
