@@ -29,7 +29,7 @@ const FIRST =
   );
 
 /** Synthetic companies and people, each with many aliases, until the gazetteer holds `aliases`. */
-function syntheticEntities(aliases: number): Entity[] {
+export function syntheticEntities(aliases: number): Entity[] {
   const rng = new Rng(2025);
   const out: Entity[] = [];
   const used = new Set<string>();
@@ -50,6 +50,7 @@ function syntheticEntities(aliases: number): Entity[] {
       image_url: null,
       nicknames: [],
       context_terms: [],
+      variants: [],
       person: null,
       updated_at: 0,
     };

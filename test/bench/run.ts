@@ -11,6 +11,7 @@ import { meets } from './bench.ts';
 import { eventLogBench } from './event-log.bench.ts';
 import { ingestBench } from './ingest.bench.ts';
 import { mentionsBench, speakersBench } from './mentions.bench.ts';
+import { realSpeechBench } from './real-speech.bench.ts';
 import { searchLatencyBench } from './search-latency.bench.ts';
 import { searchRelevanceBench } from './search-relevance.bench.ts';
 import { webhookSenderBench } from './webhook-sender.bench.ts';
@@ -27,6 +28,7 @@ export const BENCHES: Bench[] = [
   searchLatencyBench,
   mentionsBench,
   speakersBench,
+  realSpeechBench,
   ingestBench,
 ];
 
