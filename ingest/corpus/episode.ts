@@ -45,6 +45,8 @@ export interface EntityRelevanceTruth {
   relevance: 'on_target' | 'incidental';
   mention_count: number;
   non_ad_lines: number;
+  /** On target whatever its lines: named in the title or description (not a host), or credited. */
+  pinned: boolean;
 }
 
 export interface GeneratedEpisode {
@@ -593,12 +595,13 @@ class EpisodeGenerator {
     const entities: EntityRelevanceTruth[] = [];
     for (const [id, count] of this.entityCounts) {
       const nonAd = this.entityLines.get(id)?.size ?? 0;
-      const onTarget = (featured.has(id) && !hostIds.has(id)) || credited.has(id) || nonAd >= 3;
+      const pinned = (featured.has(id) && !hostIds.has(id)) || credited.has(id);
       entities.push({
         entity_id: id,
-        relevance: onTarget ? 'on_target' : 'incidental',
+        relevance: pinned || nonAd >= 3 ? 'on_target' : 'incidental',
         mention_count: count,
         non_ad_lines: nonAd,
+        pinned,
       });
     }
 

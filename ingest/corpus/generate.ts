@@ -5,6 +5,7 @@ import { biasEvaluations, chartDays } from './charts.ts';
 import { generateEpisode } from './episode.ts';
 import { NdjsonWriter } from './ndjson-writer.ts';
 import { Rng } from './rng.ts';
+import { addKnownVariants, addSpeechNoise } from './speech-noise.ts';
 import { PACKS } from './vocabulary/index.ts';
 import { contentStems, phraseForm, QUERIES } from './vocabulary/queries.ts';
 
@@ -49,6 +50,8 @@ export interface GenerateOptions {
   chartDays?: number;
   /** Transcript length range in lines (default 140-320). */
   linesPerEpisode?: readonly [number, number];
+  /** What real speech-to-text does: generic labels, merged turns, misspellings… (speech-noise.ts). */
+  speechNoise?: boolean;
   onProgress?: (p: GenerateProgress) => void;
 }
 
@@ -62,6 +65,7 @@ export interface GenerateProgress {
 export interface Manifest {
   format: 'earshot-corpus-ndjson/1';
   generator_version: number;
+  speech_noise: boolean;
   seed: number;
   as_of: string;
   sizes: { podcasts: number; episodes_per_podcast: number; chart_days: number };
@@ -79,18 +83,23 @@ export interface Manifest {
 }
 
 /** Bumped whenever the same seed and sizes would produce different files. */
-export const GENERATOR_VERSION = 4;
+export const GENERATOR_VERSION = 5;
 
 export const PRESETS = {
   /** Loaded on first `npm start`: short episodes, so every projection (embeddings included) is quick. */
   demo: { podcasts: 12, episodesPerPodcast: 8, linesPerEpisode: [24, 40] },
-  /** At least 1,000,000 transcript lines. */
-  bench: { podcasts: 180, episodesPerPodcast: 25, linesPerEpisode: [140, 320] },
+  /** At least 1,000,000 transcript lines, with the noise of real speech-to-text. */
+  bench: { podcasts: 180, episodesPerPodcast: 25, linesPerEpisode: [140, 320], speechNoise: true },
   /** For tests. */
   small: { podcasts: 6, episodesPerPodcast: 3, linesPerEpisode: [60, 120] },
 } as const satisfies Record<
   string,
-  { podcasts: number; episodesPerPodcast: number; linesPerEpisode: readonly [number, number] }
+  {
+    podcasts: number;
+    episodesPerPodcast: number;
+    linesPerEpisode: readonly [number, number];
+    speechNoise?: boolean;
+  }
 >;
 
 export function startOfUtcDay(t: number): number {
@@ -113,6 +122,7 @@ export async function generateCorpus(options: GenerateOptions): Promise<Manifest
   const emit = (type: RecordFileType, data: unknown) => writers[type].write({ type, data });
 
   const catalog = generateCatalog(root.fork('catalog'), { podcasts: options.podcasts, asOf });
+  if (options.speechNoise) addKnownVariants(catalog);
   for (const p of catalog.publishers) emit('publisher', p);
   for (const p of catalog.podcasts) emit('podcast', p.podcast);
   for (const e of catalog.entities) emit('entity', e);
@@ -166,6 +176,7 @@ export async function generateCorpus(options: GenerateOptions): Promise<Manifest
         rng: root.fork('episode', show.index, e),
         linesPerEpisode: options.linesPerEpisode,
       });
+      if (options.speechNoise) addSpeechNoise(ep, show, catalog, root.fork('noise', show.index, e));
       published.push(ep.episode.published_at);
       emit('episode', ep.episode);
       emit('ad_reads', ep.adReads);
@@ -236,6 +247,7 @@ export async function generateCorpus(options: GenerateOptions): Promise<Manifest
   const manifest: Manifest = {
     format: 'earshot-corpus-ndjson/1',
     generator_version: GENERATOR_VERSION,
+    speech_noise: options.speechNoise ?? false,
     seed: options.seed,
     as_of: new Date(asOf).toISOString(),
     sizes: { podcasts: options.podcasts, episodes_per_podcast: options.episodesPerPodcast, chart_days: days },

@@ -272,11 +272,16 @@ export class Disambiguator {
     let s = o.ambiguous ? 0 : o.variantOfAnother ? 1.5 : ACCEPT_SCORE;
     if (match.lowercase) s = Math.min(s, 1);
     let written = false;
+    // An episode about the entity may vouch for a bare mention of it only where the question is
+    // which entity (an alias several share) or whether an ordinary word ("partition") is the
+    // name — not for a name that is also another thing's ("the Amazon river").
+    let vouchable = o.shared;
     const midSentence = !view.sentenceInitial(start);
     if (o.ambiguous) {
       // The word itself: skip a leading article ("the Emergency").
       const head = end - start > 1 && ARTICLE.test(view.tokens[start]!.norm) ? start + 1 : start;
       const t = view.tokens[head]!;
+      vouchable ||= ordinaryWord(t.norm);
       const surface = match.part ? view.text.slice(match.part.start, match.part.end) : t.surface;
       const lower = surface[0] === surface[0]!.toLowerCase();
       if (!match.part && (lower || !view.cased) && (indefinite(view, start) || verbal(view, start)))
@@ -324,7 +329,7 @@ export class Disambiguator {
       near === 0 &&
       o.ambiguous &&
       !written &&
-      !(o.vouch && o.topical && midSentence) &&
+      !(o.vouch && o.topical && midSentence && vouchable) &&
       this.contentWords(view, sFrom, sTo, start, end) >= SUBSTANTIVE
     )
       return { near, total: s };

@@ -202,7 +202,8 @@ export class Gazetteer {
       this.aliasCount++;
       if (this.phonetic && person && tokens.length > 1 && kind !== 'handle') {
         const codes = norms.map((n) => phoneticKey(n));
-        if (codes.every((c) => c.length >= 2)) {
+        // Short first names ("Theo" is `t`) are fine as long as the whole name says enough.
+        if (codes.every((c) => c.length > 0) && codes.join('').length >= 4) {
           phoneticNodes.push(insert(this.phoneticRoot, codes, entry));
           for (const w of norms.slice(0, 2)) this.nameWords.set(w, (this.nameWords.get(w) ?? 0) + 1);
           nameWords.push(...norms.slice(0, 2));
@@ -290,11 +291,12 @@ export class Gazetteer {
         // "the partition of Bengal": a longer alias starting after the article wins.
         if (best && best.end - best.start > 1 && ARTICLES.has(token.norm) && this.longerAfter(tokens, best))
           best = undefined;
-      } else {
-        // A word that starts no alias: a name inside a joined word, or a person's name by sound
-        // (two name-like words in a row: capitalised, unless the line has no capitals at all).
+      }
+      if (!best) {
+        // A name inside a joined word, or a person's name by sound (two name-like words in a row:
+        // capitalised, unless the line has no capitals at all; one of them spelled right).
         const norm = token.norm;
-        if (norm.length > 2 && joined(norm)) best = this.matchPart(token, i);
+        if (first === undefined && norm.length > 2 && joined(norm)) best = this.matchPart(token, i);
         if (!best && phonetic && i + 1 < n) {
           lowerLine ??= lowercaseLine(tokens);
           const next = tokens[i + 1]!;

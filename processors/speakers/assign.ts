@@ -207,6 +207,8 @@ export function assignSpeakers(input: AssignInput): AssignResult {
     for (let j = i - 1; j >= 0; j--) if (lines[j]!.speaker !== lines[i]!.speaker) return lines[j]!.speaker;
     return undefined;
   };
+  /** The speaker of line i speaks the next line too: whatever line i handed over did not happen. */
+  const goesOn = (i: number) => lines[i + 1]?.speaker === lines[i]!.speaker;
   const callers = new Map<string, string>();
   // First who is in the room (from full names), then the cues again with first names too.
   const views = lines.map((l) => new LineView(l.text, tokenize(l.text)));
@@ -248,7 +250,7 @@ export function assignSpeakers(input: AssignInput): AssignResult {
         // A clip is played by a voice heard briefly, not by someone who speaks a good part of it.
         if (cue.hint === 'SOUNDBITE_SPEAKER' && to && (words.get(to) ?? 0) >= SUBSTANTIAL * totalWords)
           continue;
-        vote(to, cue.key, cue.weak ? 'nextWeak' : 'handoff');
+        vote(to, cue.key, cue.weak || (cue.to === 'next' && goesOn(i)) ? 'nextWeak' : 'handoff');
       } else if (cue.kind === 'mention') {
         if (candidates.get(cue.key)?.present) vote(here, cue.key, 'mentioned');
       } else if (cue.kind === 'address') {
@@ -259,7 +261,7 @@ export function assignSpeakers(input: AssignInput): AssignResult {
           continue;
         }
         if (cue.by === 'this') vote(here, cue.key, 'addressed');
-        if (cue.toward === 'next') vote(nextLabel(i), cue.key, 'next');
+        if (cue.toward === 'next') vote(nextLabel(i), cue.key, goesOn(i) ? 'nextWeak' : 'next');
         else if (cue.toward === 'next-weak') vote(nextLabel(i), cue.key, 'nextWeak');
         else vote(prevLabel(i), cue.key, 'prev');
       }

@@ -78,6 +78,8 @@ const PANEL_LIST =
 const CALLER =
   /(take a call|caller|on the line|on the air|auditeur|un appel|à l['’]antenne|anrufer|in der leitung|una llamada|al teléfono)/iu;
 const CALLER_NAME = /(\p{Lu}\p{Ll}+),? (?:from|in|de|depuis|aus|desde)\s/gu;
+/** The same in a line written without capitals. */
+const CALLER_NAME_LOWER = /(\p{Ll}{2,}),? (?:from|in|de|depuis|aus|desde)\s/gu;
 /** A greeting or thanks right before a name closing a sentence, with no comma between. */
 const GREETING_END = /\b(?:welcome(?: back)?(?: to the show)?|hi|hey|hello|thanks|thank you|bye)\s*$/iu;
 /** How far after a hand-off cue the name it hands over to may start (characters). */
@@ -124,9 +126,10 @@ export function readCues(view: LineView, refs: Ref[]): Cue[] {
     const spilled = s === 0 && spills && s < lastSentence;
 
     if (CALLER.test(sentence) && inside.length === 0) {
-      CALLER_NAME.lastIndex = 0;
+      const re = view.cased ? CALLER_NAME : CALLER_NAME_LOWER;
+      re.lastIndex = 0;
       let name: string | null = null;
-      for (let m = CALLER_NAME.exec(sentence); m !== null; m = CALLER_NAME.exec(sentence)) {
+      for (let m = re.exec(sentence); m !== null; m = re.exec(sentence)) {
         const word = m[1]!.toLowerCase();
         if (!functionWord(word) && !ordinaryWord(word)) {
           name = m[1]!;
@@ -222,6 +225,9 @@ export function readCues(view: LineView, refs: Ref[]): Cue[] {
       }
     }
   }
+  // Only the last hand-off of a turn hands it over; earlier ones happened inside it (a merged turn).
+  const handoffs = cues.filter((c) => c.kind === 'handoff' && c.to === 'next' && !c.weak);
+  for (const c of handoffs.slice(0, -1)) if (c.kind === 'handoff') c.weak = true;
   return cues;
 }
 
