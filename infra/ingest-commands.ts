@@ -77,6 +77,10 @@ export function registerIngestCommands(program: Command, config: () => Config): 
       day,
     )
     .option('--chart-days <n>', 'days of chart snapshots', positive, 30)
+    .option(
+      '--speech-noise [on|off]',
+      'what real speech-to-text does: generic labels, merged turns, lower case, misspellings (default: the preset’s; on for bench)',
+    )
     .action(
       async (opts: {
         out: string;
@@ -86,6 +90,7 @@ export function registerIngestCommands(program: Command, config: () => Config): 
         seed: number;
         asOf?: number;
         chartDays: number;
+        speechNoise?: string | boolean;
       }) => {
         const preset = opts.preset ? PRESETS[opts.preset as keyof typeof PRESETS] : PRESETS.demo;
         if (!preset)
@@ -102,6 +107,10 @@ export function registerIngestCommands(program: Command, config: () => Config): 
           out: opts.out,
           asOf: opts.asOf,
           chartDays: opts.chartDays,
+          speechNoise:
+            opts.speechNoise === undefined
+              ? 'speechNoise' in preset && preset.speechNoise
+              : opts.speechNoise !== 'off',
           onProgress: (p) => {
             const s = p.elapsedMs / 1000;
             status.update(
