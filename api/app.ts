@@ -1,31 +1,58 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Readiness } from '../infra/readiness.ts';
-import type { DeliveryKit } from '../processors/delivery/kit.ts';
+import {
+  type AlertApiExtras,
+  alertApiServices,
+  type DeliveryKit,
+  TokenSigner,
+} from '../processors/alerts/index.ts';
+import { analyticsReads } from '../projections/analytics/analytics-reads.ts';
 import type { AnalyticsStore } from '../projections/analytics/analytics-store.ts';
+import { CatalogLists } from '../projections/catalog/catalog-lists.ts';
 import type { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import type { Accounts } from '../projections/state/accounts.ts';
+import { ApiKeyUsage } from '../projections/state/api-key-usage.ts';
+import { Memberships } from '../projections/state/memberships.ts';
+import { People } from '../projections/state/people.ts';
+import { Sessions } from '../projections/state/sessions.ts';
 import type { StateStore } from '../projections/state/state-store.ts';
+import type { AttemptLimits, ChatOAuthSettings, EntityHit, PeopleServices } from './dashboard/context.ts';
+import { registerDashboard } from './dashboard/index.ts';
+import { pageRoutes } from './pages/pages.ts';
 import { Cursors } from './pagination.ts';
 import { authenticationPlugin } from './plugins/authentication.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
 import { clientErrorHandler, frameworkErrors, problemsPlugin } from './plugins/problems.ts';
 import { rateLimitsPlugin } from './plugins/rate-limits.ts';
 import { textGuardPlugin } from './plugins/text-guard.ts';
+import { UsageCounter, usagePlugin } from './plugins/usage.ts';
+import { ProblemError } from './problem.ts';
+import { RequestLogController } from './request-log.ts';
 import { accountRoutes } from './routes/accounts.ts';
+import { advertisingRoutes } from './routes/advertising.ts';
 import { alertDisableRoutes } from './routes/alert-disable.ts';
-import { type AlertApiExtras, alertApiExtras, alertRoutes } from './routes/alerts.ts';
-import { analyticsRoutes } from './routes/analytics.ts';
+import { alertHistoryRoutes } from './routes/alert-history.ts';
+import { alertRoutes } from './routes/alerts.ts';
+import { biasRoutes } from './routes/bias.ts';
 import { chatRoutes } from './routes/chat.ts';
-import { healthRoutes, type MetricsText } from './routes/health.ts';
+import { companyPeopleRoutes } from './routes/companies-people.ts';
+import { entityRoutes } from './routes/entities.ts';
+import { episodeRoutes } from './routes/episodes.ts';
+import { healthRoutes, type MetricsText, type ReadinessProbe } from './routes/health.ts';
 import { type IngestServices, ingestRoutes } from './routes/ingest.ts';
-import { notificationEmailRoutes, verificationSender } from './routes/notification-emails.ts';
+import { mentionRoutes } from './routes/mentions.ts';
+import { notificationEmailRoutes } from './routes/notification-emails.ts';
+import { podcastRoutes } from './routes/podcasts.ts';
+import { publisherRoutes } from './routes/publishers.ts';
+import { rankingRoutes } from './routes/rankings.ts';
 import { searchPodcasts, searchRoutes } from './routes/search.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { ProblemSchema } from './schemas.ts';
+import { type ENTITY_SEARCH_TYPES, searchEntities } from './search/name-search.ts';
 import type { SearchServices } from './search/search-services.ts';
 import { buildRequestValidator } from './validation.ts';
+import type { AnalyticsRouteOptions } from './views/analytics.ts';
 
 /** Largest request line and headers the server reads. */
 export const MAX_HEADER_BYTES = 128 * 1024;
@@ -34,7 +61,12 @@ export interface ApiSettings {
   /** Public base URL of this API, used in links and the OpenAPI `servers`. */
   publicUrl: string;
   docsUrl: string;
+  /** Public address of the dashboard the API serves under `/dashboard` (`{dashboard_url}`). */
   dashboardUrl: string;
+  /** Sign-in, reset and sign-up attempts allowed (default `ATTEMPT_LIMITS`). */
+  attemptLimits?: AttemptLimits;
+  /** The team-chat app, for the install from the dashboard (absent: not offered). */
+  chatOAuth?: ChatOAuthSettings;
   /** Overrides every plan's per-minute request limit when set. */
   rateLimitPerMinute?: number;
   /** Failed authentications allowed per client address and minute (default 20; half per key prefix). */
@@ -59,11 +91,23 @@ export interface ApiServices {
   analytics?: AnalyticsStore;
   /** Batch ingest: producer, ingest state and ingest tokens (absent: the route is not served). */
   ingest?: IngestServices;
+  /** People, sessions, memberships and key usage (default: on `state`, links signed with `delivery.box`). */
+  people?: PeopleServices;
+}
+
+/** The dashboard's services on a state store; verification links are signed with a key of their own. */
+export function peopleServices(state: StateStore, delivery: DeliveryKit): PeopleServices {
+  return {
+    people: new People(state, new TokenSigner(delivery.box, 'account-verification')),
+    sessions: new Sessions(state),
+    memberships: new Memberships(state),
+    usage: new ApiKeyUsage(state),
+  };
 }
 
 export interface AppDeps {
   logger: Logger;
-  readiness: Readiness;
+  readiness: ReadinessProbe;
   /** What `GET /metrics` reports (absent: nothing). */
   metrics?: MetricsText;
   services: ApiServices;
@@ -79,6 +123,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { settings, services } = deps;
   const app = Fastify({
     loggerInstance: deps.logger,
+    // One line per answered request (probes at debug).
+    logController: new RequestLogController(),
     bodyLimit: settings.bodyLimitBytes,
     // A `__proto__` or `constructor.prototype` key in a JSON body is dropped, like any unknown
     // field, rather than failing the whole body as "not JSON".
@@ -101,39 +147,47 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('cursors', new Cursors(services.delivery.box));
   await app.register(problemsPlugin, { docsUrl: settings.docsUrl });
   await app.register(textGuardPlugin);
-  await app.register(openapiPlugin, { publicUrl: settings.publicUrl, docsUrl: settings.docsUrl });
+  await app.register(openapiPlugin, {
+    publicUrl: settings.publicUrl,
+    docsUrl: settings.docsUrl,
+    dashboardUrl: settings.dashboardUrl,
+  });
   // Rate limits first: their failed-authentication check runs before a key is looked up.
   await app.register(rateLimitsPlugin, {
     perMinute: settings.rateLimitPerMinute,
     failedPerMinute: settings.failedAuthPerMinute,
     fallbackPerMinute: 120,
   });
-  await app.register(authenticationPlugin, { accounts: services.accounts, docsUrl: settings.docsUrl });
+  await app.register(authenticationPlugin, {
+    accounts: services.accounts,
+    dashboardUrl: settings.dashboardUrl,
+  });
+  const people = services.people ?? peopleServices(services.state, services.delivery);
+  const usageCounter = new UsageCounter(people.usage, app.log);
+  await app.register(usagePlugin, { counter: usageCounter });
 
+  // Alerting: one set of services (rules, reads, connections, notification emails) for its routes.
+  const alerting = alertApiServices({
+    state: services.state,
+    catalog: services.catalog,
+    delivery: services.delivery,
+    extras: services.alerts,
+    analytics: services.analytics,
+  });
   await app.register(healthRoutes, { readiness: deps.readiness, metrics: deps.metrics });
+  await app.register(pageRoutes, { dashboardUrl: settings.dashboardUrl });
   await app.register(accountRoutes, {
     accounts: services.accounts,
-    state: services.state,
+    notificationEmails: alerting.notificationEmails,
     dashboardUrl: settings.dashboardUrl,
-    onNotificationEmailCreated: verificationSender(services.state, services.delivery, app.log),
+    onNotificationEmailCreated: alerting.notificationEmails.verificationSender(app.log),
   });
-  await app.register(notificationEmailRoutes, { state: services.state, delivery: services.delivery });
-  await app.register(webhookRoutes, { delivery: services.delivery });
-  await app.register(chatRoutes, { delivery: services.delivery, dashboardUrl: settings.dashboardUrl });
-  await app.register(alertRoutes, {
-    services: {
-      state: services.state,
-      catalog: services.catalog,
-      ...(services.alerts ?? alertApiExtras(services.state, services.analytics)),
-    },
-    publicUrl: settings.publicUrl,
-    dashboardUrl: settings.dashboardUrl,
-  });
-  await app.register(alertDisableRoutes, {
-    state: services.state,
-    accounts: services.accounts,
-    delivery: services.delivery,
-  });
+  await app.register(notificationEmailRoutes, { alerting });
+  await app.register(webhookRoutes, { alerting });
+  await app.register(chatRoutes, { alerting, dashboardUrl: settings.dashboardUrl });
+  await app.register(alertRoutes, { alerting, dashboardUrl: settings.dashboardUrl });
+  await app.register(alertHistoryRoutes, { alerting });
+  await app.register(alertDisableRoutes, { alerting, accounts: services.accounts });
   if (services.ingest) {
     await app.register(ingestRoutes, {
       services: services.ingest,
@@ -142,14 +196,71 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   if (services.search) await app.register(searchRoutes, { services: services.search });
   if (services.analytics) {
+    // Every read served from the analytics store and the catalog: mentions, entities, sponsors and
+    // ads, rankings, bias, podcasts / publishers / companies / people, episodes and transcripts.
     const search = services.search;
-    await app.register(analyticsRoutes, {
-      analytics: services.analytics,
+    const options: AnalyticsRouteOptions = {
+      reads: analyticsReads(services.analytics),
       catalog: services.catalog,
-      state: services.state,
+      lists: new CatalogLists(services.state),
       dashboardUrl: settings.dashboardUrl,
       ...(search ? { searchPodcasts: (p: { q: string }) => searchPodcasts(search, app.cursors, p) } : {}),
-    });
+    };
+    for (const routes of [
+      mentionRoutes,
+      entityRoutes,
+      advertisingRoutes,
+      rankingRoutes,
+      biasRoutes,
+      podcastRoutes,
+      publisherRoutes,
+      companyPeopleRoutes,
+      episodeRoutes,
+    ])
+      await app.register(routes, options);
   }
+  await registerDashboard(app as unknown as FastifyInstance, {
+    services: {
+      ...people,
+      accounts: services.accounts,
+      usageCounter,
+      alerting,
+      catalog: services.catalog,
+      ...(services.search ? { entitySearch: entitySearch(services.search, app.cursors) } : {}),
+    },
+    settings: {
+      dashboardUrl: settings.dashboardUrl,
+      publicUrl: settings.publicUrl,
+      rateLimitPerMinute: settings.rateLimitPerMinute,
+      chatOAuth: settings.chatOAuth,
+    },
+    keys: {
+      cookie: services.delivery.box.subkey('earshot/dashboard/cookie'),
+      csrf: services.delivery.box.subkey('earshot/dashboard/csrf'),
+      chatInstall: new TokenSigner(services.delivery.box, 'chat-install'),
+    },
+    limits: settings.attemptLimits,
+  });
   return app as unknown as FastifyInstance;
+}
+
+const ALERT_ENTITY_TYPES = {
+  person: 'PERSON',
+  company: 'COMPANY',
+  knowledge_graph_entity: 'KNOWLEDGE_GRAPH_ENTITY',
+} as const satisfies Record<(typeof ENTITY_SEARCH_TYPES)[number], string>;
+
+/** The dashboard's entity picker: the first 8 results of entity search (none for a query it refuses). */
+function entitySearch(search: SearchServices, cursors: Cursors) {
+  return async (q: string): Promise<EntityHit[]> => {
+    const found = await searchEntities(search, cursors, { q, limit: 8 }).catch((err: unknown) => {
+      if (err instanceof ProblemError) return { data: [] };
+      throw err;
+    });
+    return found.data.map((item) => {
+      const type = item.type as (typeof ENTITY_SEARCH_TYPES)[number];
+      const record = item[type] as { id: string; name: string };
+      return { id: record.id, name: record.name, entity_type: ALERT_ENTITY_TYPES[type] };
+    });
+  };
 }

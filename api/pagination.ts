@@ -1,6 +1,6 @@
 import { FormatRegistry, type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { type SecretBox, SIGNED_TOKEN_PATTERN, TokenSigner } from '../processors/delivery/secrets.ts';
+import { type SecretBox, SIGNED_TOKEN_PATTERN, TokenSigner } from '../processors/alerts/index.ts';
 import { invalidParameter } from './problem.ts';
 
 /** `limit` and `cursor` query parameters; `max` and `fallback` override the 1-100 / 25 defaults. */
@@ -159,4 +159,22 @@ declare module 'fastify' {
     /** The API's cursor codec (signed with a key derived from the secrets key). */
     cursors: Cursors;
   }
+}
+
+/** A page of an in-memory list, by offset; `limit` absent means everything. */
+export function offsetPage<T>(
+  cursors: Cursors,
+  endpoint: string,
+  items: T[],
+  limit: number | undefined,
+  cursor: string | undefined,
+) {
+  const offset = cursors.decode(endpoint, cursor, Position.offset()) ?? 0;
+  const end = limit === undefined ? items.length : offset + limit;
+  const out: { data: T[]; has_more: boolean; cursor?: string } = {
+    data: items.slice(offset, end),
+    has_more: end < items.length,
+  };
+  if (out.has_more) out.cursor = cursors.encode(endpoint, end);
+  return out;
 }

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import { dashboardLink, dashboardPaths } from './dashboard-paths.ts';
 import { principalOf } from './plugins/authentication.ts';
 import { invalidParameter, problem } from './problem.ts';
 
@@ -19,7 +20,7 @@ export function requirePremiumEndpoint(request: FastifyRequest, dashboardUrl: st
       resolve: {
         message: 'Move the project to a plan with premium endpoints (Business or Enterprise).',
         action: 'upgrade_plan',
-        url: `${dashboardUrl.replace(/\/$/, '')}/billing`,
+        url: dashboardLink(dashboardUrl, dashboardPaths.plan(principal.project.id)),
       },
     },
   );
@@ -75,7 +76,7 @@ export function parseIncludes<const T extends string>(
         resolve: {
           message: `Retry without ${refused.join(', ')} in include, or move to a plan with premium endpoints.`,
           action: 'remove_premium_includes',
-          url: `${dashboardUrl.replace(/\/$/, '')}/billing`,
+          url: dashboardLink(dashboardUrl, dashboardPaths.plan(principalOf(request).project.id)),
         },
       },
     );

@@ -1,20 +1,12 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 
-/** A string enum as JSON Schema `enum` (clear validation messages, compact OpenAPI). */
-export function StringEnum<const T extends readonly string[]>(
-  values: T,
-  options: { description?: string; default?: T[number] } = {},
-) {
-  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
-}
+/** Defined below the API (schemas/json-schema.ts) so that modules serving documents use them too. */
+export { StringEnum, Timestamp } from '../schemas/json-schema.ts';
 
-export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339, UTC' });
+/** The schema, or null. */
+export const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
+  Type.Union([t, Type.Null()]);
 
-/**
- * A `since` / `until` query parameter: a calendar date (YYYY-MM-DD) or an RFC 3339 date-time,
- * in the years 1910-2199 (inside what the analytics store's DateTime64 holds, whatever the offset). `parseInstant` (api/windows.ts)
- * reads every value this accepts.
- */
 /**
  * Text with a word the search analyser keeps: a run of 1-40 letters or digits (see
  * projections/search/text-analysis.ts). Queries without one are refused by validation.
@@ -27,6 +19,11 @@ export const NOT_BLANK_PATTERN =
 
 export const DATE_YEARS_PATTERN = '^(19[1-9]|2[01][0-9])[0-9]-';
 
+/**
+ * A `since` / `until` query parameter: a calendar date (YYYY-MM-DD) or an RFC 3339 date-time,
+ * in the years 1910-2199 (inside what the analytics store's DateTime64 holds, whatever the offset). `parseInstant` (api/windows.ts)
+ * reads every value this accepts.
+ */
 export const DateParam = (description: string) =>
   Type.Optional(
     Type.String({

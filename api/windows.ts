@@ -138,4 +138,5 @@ export function bucketsOf(
   return out;
 }
 
-export const iso = (t: number) => new Date(t).toISOString();
+/** An instant (epoch milliseconds or a Date) as RFC 3339 UTC. */
+export const iso = (t: number | Date) => new Date(t).toISOString();

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { Agent, request } from 'undici';
 import { AccountError } from '../projections/state/accounts.ts';
 import { type OperatorActions, OperatorError } from './operator.ts';
 
@@ -19,6 +18,9 @@ const ACTIONS = [
   'createIngestToken',
   'revokeIngestToken',
   'listIngestTokens',
+  'listenWebhooks',
+  'renewWebhookListen',
+  'closeWebhookListen',
 ] as const satisfies readonly (keyof OperatorActions)[];
 
 export function adminSocketPath(dataDir: string): string {
@@ -44,7 +46,9 @@ export async function startAdminSocket(socketPath: string, actions: OperatorActi
       const input = JSON.parse(Buffer.concat(chunks).toString() || '{}');
       const result = await (actions[action] as (i: unknown) => Promise<unknown>)(input);
       res.writeHead(200).end(JSON.stringify(result));
-      logger.info({ action }, 'operator action');
+      // A listening receiver renews its lease every few seconds: not worth a line each time.
+      if (action === 'renewWebhookListen') logger.debug({ action }, 'operator action');
+      else logger.info({ action }, 'operator action');
     } catch (err) {
       const known = err instanceof OperatorError || err instanceof AccountError;
       res.writeHead(known ? 400 : 500).end(JSON.stringify({ error: known ? err.message : 'internal error' }));
@@ -68,19 +72,38 @@ export async function startAdminSocket(socketPath: string, actions: OperatorActi
 /** Operator actions performed by the service listening on `socketPath`, or undefined if none is. */
 export async function adminClient(socketPath: string): Promise<OperatorActions | undefined> {
   if (!fs.existsSync(socketPath)) return undefined;
-  const dispatcher = new Agent({ connect: { socketPath } });
-  const call = async (action: string, input: unknown) => {
-    const res = await request(`http://localhost/${action}`, {
-      method: 'POST',
-      dispatcher,
-      body: JSON.stringify(input),
-      headers: { 'content-type': 'application/json' },
+  // node:http rather than undici: an operator command loads as little as it can. One connection
+  // per call (no keep-alive), so that nothing holds the command's process open when it is done.
+  const call = (action: string, input: unknown) =>
+    new Promise<{ error?: string }>((resolve, reject) => {
+      const payload = JSON.stringify(input);
+      const req = http.request(
+        {
+          socketPath,
+          agent: false,
+          path: `/${action}`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('error', reject);
+          res.on('end', () => {
+            try {
+              const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { error?: string };
+              if (res.statusCode !== 200)
+                reject(new OperatorError(body.error ?? `admin socket answered ${res.statusCode}`));
+              else resolve(body);
+            } catch (err) {
+              reject(err);
+            }
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
     });
-    const body = (await res.body.json()) as { error?: string };
-    if (res.statusCode !== 200)
-      throw new OperatorError(body.error ?? `admin socket answered ${res.statusCode}`);
-    return body;
-  };
   try {
     await call('listKeys', { project: '' }).catch((err: unknown) => {
       if (err instanceof OperatorError) return;

@@ -1,26 +1,21 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { DeadLetterError } from '../processors/dead-letters.ts';
-import { CatalogReader } from '../projections/catalog/catalog-reader.ts';
-import { AccountError, Accounts } from '../projections/state/accounts.ts';
-import { IngestTokens } from '../projections/state/ingest-tokens.ts';
-import { migrate } from '../projections/state/migrations.ts';
-import { StateStoreLockedError } from '../projections/state/pglite-state-store.ts';
-import { adminClient, adminSocketPath } from './admin-socket.ts';
-import { buildPlatform, createDelivery, createStateStore } from './composition.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { ROLES } from '../processors/pipeline.ts';
+import { dataDirOf } from './data-dir.ts';
 import { registerDlqCommands } from './dlq-commands.ts';
 import { registerIngestCommands } from './ingest-commands.ts';
-import { createLogger } from './logger.ts';
-import { replayGroup } from './operations.ts';
-import { type OperatorActions, OperatorError, operatorActions, parseExpiresIn } from './operator.ts';
-import { PROJECTIONS, ProjectionError, rebuildProjections } from './projections.ts';
-import { startService } from './service.ts';
+import { type OperatorActions, parseExpiresIn } from './operator.ts';
+
+/*
+ * Every command loads what it needs when it runs (dynamic imports): `earshot --help` and the
+ * operator commands against a running service must not pay for the whole service's modules.
+ */
 
 const program = new Command('earshot')
   .description('Earshot podcast intelligence service')
   .showHelpAfterError();
 
-function config(overrides: Record<string, unknown> = {}) {
+async function config(overrides: Record<string, unknown> = {}) {
+  const { loadConfig } = await import('./config.ts');
   return loadConfig(process.env, overrides);
 }
 
@@ -39,14 +34,18 @@ function timestamp(value: string): number {
 program
   .command('start')
   .description('run the service (all roles by default) with engines chosen by the environment')
-  .option('--roles <roles>', 'all, or a comma-separated list of api,ingest,processors,projectors,senders')
+  .option('--roles <roles>', `all, or a comma-separated list of ${ROLES.join(',')}`)
   .option('--port <port>', 'HTTP port of the api role', integer)
   .action(async (opts: { roles?: string; port?: number }) => {
-    const cfg = config({
+    const cfg = await config({
       ...(opts.roles ? { EARSHOT_ROLES: opts.roles } : {}),
       ...(opts.port !== undefined ? { PORT: opts.port } : {}),
     });
-    const logger = createLogger(cfg.env.LOG_LEVEL);
+    const [{ createLogger, logFormatFor }, { startService }] = await Promise.all([
+      import('./logger.ts'),
+      import('./service.ts'),
+    ]);
+    const logger = createLogger(cfg.env.LOG_LEVEL, 'earshot', undefined, logFormatFor(cfg.env.LOG_FORMAT));
     const starting = startService(cfg, logger);
     // Handlers go in before start-up completes: a signal while consumers are still joining their
     // groups waits for start-up and then stops cleanly (offsets committed, stores closed).
@@ -68,7 +67,11 @@ topics
   .description('topics with partitions, earliest and end offsets')
   .option('--json', 'print JSON')
   .action(async (opts: { json?: boolean }) => {
-    const cfg = config();
+    const cfg = await config();
+    const [{ buildPlatform }, { createLogger }] = await Promise.all([
+      import('./composition.ts'),
+      import('./logger.ts'),
+    ]);
     const platform = await buildPlatform(cfg, createLogger('warn'));
     try {
       const list = await platform.eventLog.listTopics();
@@ -103,7 +106,12 @@ topics
     if ((opts.fromOffset === undefined) === (opts.fromTime === undefined)) {
       throw new InvalidArgumentError('give exactly one of --from-offset or --from-time');
     }
-    const cfg = config();
+    const cfg = await config();
+    const [{ buildPlatform }, { createLogger }, { replayGroup }] = await Promise.all([
+      import('./composition.ts'),
+      import('./logger.ts'),
+      import('./operations.ts'),
+    ]);
     const platform = await buildPlatform(cfg, createLogger('warn'));
     try {
       const { offsets, toProcess } = await replayGroup(platform.eventLog, opts);
@@ -119,9 +127,27 @@ topics
 
 /** Runs operator actions in the running service (admin socket), or directly on the state store. */
 async function withOperator<T>(fn: (ops: OperatorActions) => Promise<T>): Promise<T> {
-  const cfg = config();
-  const remote = await adminClient(adminSocketPath(cfg.dataDir));
+  // A running service is found by its admin socket in the data dir: the full configuration
+  // (and what validating it loads) is only needed to open the state store directly.
+  const { adminClient, adminSocketPath } = await import('./admin-socket.ts');
+  const remote = await adminClient(adminSocketPath(dataDirOf(process.env.EARSHOT_DATA_DIR)));
   if (remote) return fn(remote);
+  const cfg = await config();
+  const [
+    { createDelivery, createStateStore },
+    { migrate },
+    { Accounts },
+    { IngestTokens },
+    { CatalogReader },
+    { operatorActions },
+  ] = await Promise.all([
+    import('./composition.ts'),
+    import('../projections/state/migrations.ts'),
+    import('../projections/state/accounts.ts'),
+    import('../projections/state/ingest-tokens.ts'),
+    import('../projections/catalog/catalog-reader.ts'),
+    import('./operator.ts'),
+  ]);
   const state = createStateStore(cfg);
   try {
     await migrate(state);
@@ -340,6 +366,23 @@ chat
     );
   });
 
+const webhooks = program.command('webhooks').description('webhooks on this machine');
+webhooks
+  .command('listen')
+  .description(
+    "receive a project's webhooks here: a local receiver on 127.0.0.1, the project's listen connection " +
+      "pointed at it, let through the running service's outbound guard while this runs; every signature " +
+      'is checked and each event printed',
+  )
+  .requiredOption('--project <project>', 'project id or slug')
+  .option('--port <port>', 'port of the receiver (default: any free port)', integer, 0)
+  .option('--json', 'print each event as one JSON object per line')
+  .action(async (opts: { project: string; port: number; json?: boolean }) => {
+    const { listenForWebhooks } = await import('./webhooks-listen.ts');
+    await listenForWebhooks({ project: opts.project, port: opts.port, json: opts.json ?? false });
+    process.exit(0);
+  });
+
 const models = program.command('models').description('the local embeddings model (semantic search)');
 models
   .command('fetch')
@@ -349,7 +392,7 @@ models
     const { modelsDir } = await import('./composition.ts');
     let lastMb = -1;
     const fetched = await fetchModel({
-      modelsDir: modelsDir(config()),
+      modelsDir: modelsDir(await config()),
       onProgress: (p) => {
         const mb = Math.floor(p.receivedBytes / 2 ** 20);
         if (p.done || mb >= lastMb + 10) {
@@ -374,12 +417,18 @@ program
   .command('rebuild')
   .description(
     'empty projections and move their consumer groups back to the start of the log; the projectors ' +
-      'write them again when the service next starts. Run it with the service stopped. Projections: ' +
-      `${PROJECTIONS.map((p) => `${p.name} (${p.description})`).join('; ')}; or all`,
+      'write them again when the service next starts. Run it with the service stopped.',
   )
-  .argument('<names...>', 'projections to rebuild, or all')
+  .argument(
+    '<names...>',
+    'projections to rebuild (catalog, search, analytics, …; an unknown name lists them), or all',
+  )
   .action(async (names: string[]) => {
-    const reports = await rebuildProjections(config(), names, createLogger('error'), (msg) =>
+    const [{ rebuildProjections }, { createLogger }] = await Promise.all([
+      import('./projections.ts'),
+      import('./logger.ts'),
+    ]);
+    const reports = await rebuildProjections(await config(), names, createLogger('error'), (msg) =>
       console.error(msg),
     );
     for (const r of reports) {
@@ -398,24 +447,49 @@ program
   .description('run the benchmark suite; prints a table and writes JSON to bench-results/')
   .argument('[names...]', 'only these benchmarks')
   .action(async (names: string[]) => {
-    const { runBenches } = await import('../test/bench/run.ts');
+    // The suite lives with the tests (`npm run bench` runs test/bench/run.ts itself). It is loaded
+    // by path when asked for, so the service's modules never import test code.
+    const runner = new URL('../test/bench/run.ts', import.meta.url);
+    const { runBenches } = (await import(runner.href)) as {
+      runBenches(options: { only?: string[] }): Promise<unknown>;
+    };
     await runBenches({ only: names });
   });
 
-program.parseAsync(process.argv).catch((err: unknown) => {
-  if (err instanceof ConfigError) {
-    console.error(err.message);
-    process.exit(2);
-  }
-  if (
-    err instanceof InvalidArgumentError ||
+/** Errors the operator can fix (exit 2, one line); anything else is a bug (exit 1, the stack). */
+async function isUsageError(err: unknown): Promise<boolean> {
+  if (err instanceof InvalidArgumentError) return true;
+  const [
+    { OperatorError },
+    { AccountError },
+    { StateStoreLockedError },
+    { ProjectionError },
+    { DeadLetterError },
+  ] = await Promise.all([
+    import('./operator.ts'),
+    import('../projections/state/accounts.ts'),
+    import('../projections/state/pglite-state-store.ts'),
+    import('./projections.ts'),
+    import('../processors/dead-letters.ts'),
+  ]);
+  return (
+    err instanceof OperatorError ||
     err instanceof OperatorError ||
     err instanceof AccountError ||
     err instanceof StateStoreLockedError ||
     err instanceof ProjectionError ||
     err instanceof DeadLetterError
-  ) {
-    console.error(`error: ${err.message}`);
+  );
+}
+
+program.parseAsync(process.argv).catch(async (err: unknown) => {
+  const { ConfigError } = await import('./config.ts');
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+    process.exit(2);
+  }
+  if (await isUsageError(err)) {
+    console.error(`error: ${(err as Error).message}`);
     process.exit(2);
   }
   console.error(err);

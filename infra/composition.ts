@@ -9,24 +9,30 @@ import { AvroCodec } from '../ingest/schema-registry/avro-codec.ts';
 import { ConfluentSchemaRegistry } from '../ingest/schema-registry/confluent-schema-registry.ts';
 import { LmdbSchemaRegistry } from '../ingest/schema-registry/lmdb-schema-registry.ts';
 import type { SchemaRegistry } from '../ingest/schema-registry/schema-registry.ts';
-import { createDeliveryKit, type DeliveryKit } from '../processors/delivery/kit.ts';
-import { SmtpMailer } from '../processors/delivery/mailer.ts';
-import { allowlistProblem, OutboundGuard } from '../processors/delivery/outbound-guard.ts';
-import { OutboundHttp } from '../processors/delivery/outbound-http.ts';
-import { RetrySchedule } from '../processors/delivery/retry-schedule.ts';
-import { loadSecretsKey } from '../processors/delivery/secrets.ts';
-import { StateDeliveryContent } from '../processors/delivery/state-content.ts';
-import { analyticsBiasReader, cachedBiasReader } from '../projections/alerts/preview.ts';
+import {
+  AlertingPipeline,
+  allowlistProblem,
+  analyticsBiasReader,
+  cachedBiasReader,
+  createDeliveryKit,
+  type DeliveryKit,
+  loadSecretsKey,
+  OutboundGuard,
+  OutboundHttp,
+  RetrySchedule,
+  SmtpMailer,
+  StateDeliveryContent,
+} from '../processors/alerts/index.ts';
 import { type AnalyticsStore, migrateAnalytics } from '../projections/analytics/analytics-store.ts';
 import { ChdbAnalyticsStore } from '../projections/analytics/chdb-analytics-store.ts';
 import { ClickHouseAnalyticsStore } from '../projections/analytics/clickhouse-analytics-store.ts';
 import { CatalogReader } from '../projections/catalog/catalog-reader.ts';
-import { fetchModel, findCachedModel } from '../projections/embeddings/model-fetch.ts';
+import { defaultModelsDir, fetchModel, findCachedModel } from '../projections/embeddings/model-fetch.ts';
 import { OnnxEmbeddings } from '../projections/embeddings/onnx-embeddings.ts';
 import { OpenAiEmbeddings } from '../projections/embeddings/openai-embeddings.ts';
 import { WorkerEmbeddings } from '../projections/embeddings/worker-embeddings.ts';
-import { LanceDbSearchIndex } from '../projections/search/lancedb-search-index.ts';
-import { OpenSearchSearchIndex } from '../projections/search/opensearch-search-index.ts';
+import { LanceDbSearchIndex } from '../projections/search/lancedb/lancedb-search-index.ts';
+import { OpenSearchSearchIndex } from '../projections/search/opensearch/opensearch-search-index.ts';
 import {
   classifyingErrors,
   classifyLanceDbError,
@@ -39,7 +45,7 @@ import { PgliteStateStore } from '../projections/state/pglite-state-store.ts';
 import { PostgresStateStore } from '../projections/state/postgres-state-store.ts';
 import type { StateStore } from '../projections/state/state-store.ts';
 import { allTopicSpecs } from '../schemas/topics.ts';
-import { type Config, ConfigError, publicUrlOf } from './config.ts';
+import { type Config, ConfigError, dashboardUrlOf, publicUrlOf } from './config.ts';
 
 /**
  * The one place that chooses adapters. Each port takes its adapter from configuration:
@@ -59,6 +65,8 @@ export interface Platform {
   catalog: CatalogReader;
   /** Webhook, email and team-chat delivery: connections, outbound guard, mailer, secrets. */
   delivery: DeliveryKit;
+  /** What alerting runs in the pipeline: matching, planning, projections, senders. */
+  alerting: AlertingPipeline;
   /** Search index and embeddings; opened by the service (`search.start`), not by every CLI command. */
   search: SearchRuntime;
   close(): Promise<void>;
@@ -110,6 +118,7 @@ export function createDelivery(
     mailer: env.SMTP_URL ? new SmtpMailer(env.SMTP_URL, env.EARSHOT_MAIL_FROM) : undefined,
     settings: {
       publicUrl: publicUrlOf(config),
+      dashboardUrl: dashboardUrlOf(config),
       outboundAllowlist: env.EARSHOT_OUTBOUND_ALLOWLIST,
       secretsKey: loadSecretsKey(env.EARSHOT_SECRETS_KEY, config.dataDir),
       chatApiUrl: env.EARSHOT_CHAT_API_URL,
@@ -136,6 +145,8 @@ function checkAllowlist(config: Config): void {
 /**
  * The HTTP client of the feed poller: the outbound guard with `EARSHOT_OUTBOUND_ALLOWLIST`, plain
  * http allowed to any permitted address (feeds carry no secrets and are often served over http).
+ * The guard is the alerting module's, the one webhooks and the chat API pass; ingest declares
+ * what it needs of the client (`FeedHttp`) and is given this one.
  */
 export function createFeedHttp(config: Config): OutboundHttp {
   checkAllowlist(config);
@@ -232,6 +243,15 @@ export async function buildPlatform(config: Config, logger: Logger): Promise<Pla
     accounts: new Accounts(state),
     catalog,
     delivery,
+    alerting: new AlertingPipeline({
+      state,
+      catalog,
+      producer,
+      logger,
+      delivery,
+      dataDir: config.dataDir,
+      exclusiveStore: state.kind === 'embedded',
+    }),
     search,
     async close() {
       await search.close();
@@ -270,7 +290,7 @@ export async function deleteSearchIndex(config: Config): Promise<string> {
 
 /** Where the local embeddings model is cached. */
 export function modelsDir(config: Config): string {
-  return path.resolve(config.env.EARSHOT_MODELS_DIR ?? path.join(config.dataDir, 'models'));
+  return defaultModelsDir({ ...process.env, EARSHOT_MODELS_DIR: config.env.EARSHOT_MODELS_DIR });
 }
 
 /**

@@ -1,29 +1,46 @@
-import path from 'node:path';
 import { FormatRegistry, type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { CRASH_POINTS } from '../ingest/loader/batch-ingest.ts';
+import { ROLES, type Role } from '../processors/pipeline.ts';
+import { dataDirOf } from './data-dir.ts';
 
 if (!FormatRegistry.Has('uri')) FormatRegistry.Set('uri', (v) => URL.canParse(v));
 
+/** An optional URL; `unset` says what the service does without it (shown in docs/configuration.md). */
+const OptionalUrl = (description: string, unset: string) =>
+  Type.Optional(Type.String({ format: 'uri', description, unset }));
+
 /**
  * The one environment schema. Every setting the service reads is declared here; anything else
- * reads `Config`, never `process.env`.
+ * reads `Config`, never `process.env`. docs/configuration.md is generated from it
+ * (`npm run docs:config`; a test fails when the page is stale): `description` is the page's text
+ * (markdown), `unset` what an optional setting means when it is not set.
  */
-const Roles = ['api', 'ingest', 'processors', 'projectors', 'senders'] as const;
-export type Role = (typeof Roles)[number];
-export const ALL_ROLES: readonly Role[] = Roles;
-
-const OptionalUrl = (description: string) => Type.Optional(Type.String({ format: 'uri', description }));
-
 export const EnvSchema = Type.Object({
-  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'HTTP port of the API role' }),
-  HOST: Type.String({ default: '127.0.0.1', description: 'interface the HTTP server binds to' }),
+  PORT: Type.Integer({
+    minimum: 0,
+    maximum: 65535,
+    default: 8080,
+    description: 'HTTP port of the `api` role',
+  }),
+  HOST: Type.String({ default: '127.0.0.1', description: 'interface to bind (`0.0.0.0` in containers)' }),
   EARSHOT_DATA_DIR: Type.String({ default: './data', description: 'where embedded engines keep their data' }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
-    { default: 'info', description: 'pino log level' },
+    {
+      default: 'info',
+      description: 'pino level: `fatal`, `error`, `warn`, `info`, `debug`, `trace`, `silent`',
+    },
   ),
-  EARSHOT_ROLES: Type.String({ default: 'all', description: 'comma-separated roles or `all`' }),
+  LOG_FORMAT: Type.Union([Type.Literal('auto'), Type.Literal('json'), Type.Literal('pretty')], {
+    default: 'auto',
+    description:
+      '`auto`: readable lines when stdout is a terminal, JSON lines otherwise; `json` or `pretty` forces either',
+  }),
+  EARSHOT_ROLES: Type.String({
+    default: 'all',
+    description: '`all` or a comma-separated subset of `api,ingest,processors,projectors,senders`',
+  }),
   EARSHOT_DEMO: Type.Union([Type.Literal('on'), Type.Literal('off')], {
     default: 'on',
     description: 'load the demo corpus on an empty data dir',
@@ -31,79 +48,97 @@ export const EnvSchema = Type.Object({
   EARSHOT_TOPIC_PREFIX: Type.String({
     default: '',
     pattern: '^[a-zA-Z0-9._-]*$',
-    description: 'prefix for every topic name (isolates tenants and test runs on a shared broker)',
+    description: 'prefix for every physical topic name (isolates tenants or test runs on one broker)',
   }),
   KAFKA_BROKERS: Type.Optional(
     Type.String({
       pattern: '^[^,\\s]+(,[^,\\s]+)*$',
-      description: 'comma-separated host:port list; unset = embedded log',
+      description: 'comma-separated `host:port` list',
+      unset: 'embedded log',
     }),
   ),
-  KAFKA_CLIENT_ID: Type.String({ default: 'earshot' }),
-  SCHEMA_REGISTRY_URL: OptionalUrl('Confluent-compatible schema registry; unset = embedded registry'),
-  CLICKHOUSE_URL: OptionalUrl('ClickHouse HTTP endpoint; unset = embedded chdb'),
-  OPENSEARCH_URL: OptionalUrl('OpenSearch endpoint; unset = embedded LanceDB'),
+  KAFKA_CLIENT_ID: Type.String({ default: 'earshot', description: 'Kafka client id' }),
+  SCHEMA_REGISTRY_URL: OptionalUrl(
+    'Confluent-compatible registry (Confluent, or Apicurio at `…/apis/ccompat/v7`)',
+    'embedded registry',
+  ),
+  CLICKHOUSE_URL: OptionalUrl('ClickHouse HTTP endpoint', 'chdb'),
+  OPENSEARCH_URL: OptionalUrl('OpenSearch endpoint', 'LanceDB'),
   EARSHOT_SEARCH_INDEX_PREFIX: Type.String({
     default: 'earshot-',
     pattern: '^[a-z0-9._-]*$',
     description: 'prefix of the OpenSearch index names',
   }),
   EARSHOT_EMBEDDINGS_URL: OptionalUrl(
-    'OpenAI-compatible /v1/embeddings server; unset = the local ONNX model',
+    'OpenAI-compatible server (`POST …/v1/embeddings`) for semantic search instead of the local ONNX model',
+    'local model',
   ),
   EARSHOT_EMBEDDINGS_MODEL: Type.Optional(
-    Type.String({ description: 'model name sent to the embeddings server' }),
+    Type.String({ description: 'model name sent to that server', unset: '`all-MiniLM-L6-v2`' }),
   ),
-  EARSHOT_EMBEDDINGS_API_KEY: Type.Optional(
-    Type.String({ description: 'bearer token for the embeddings server' }),
-  ),
+  EARSHOT_EMBEDDINGS_API_KEY: Type.Optional(Type.String({ description: 'bearer token for that server' })),
   EARSHOT_EMBEDDINGS_DIMENSIONS: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 16_384, description: 'vector size of the embeddings server' }),
+    Type.Integer({ minimum: 1, maximum: 16_384, description: 'vector size of that server', unset: 'probed' }),
   ),
   EARSHOT_EMBEDDINGS_THREADS: Type.Integer({
     minimum: 1,
     maximum: 64,
     default: 2,
-    description: 'threads the local model uses for indexing',
+    description: 'threads the local model uses in the indexing worker',
   }),
   EARSHOT_EMBEDDINGS_FETCH: Type.Union([Type.Literal('on'), Type.Literal('off')], {
     default: 'on',
-    description: 'download the local model at start when it is not cached',
+    description:
+      'download all-MiniLM-L6-v2 at start, in the background, when it is not cached (`off`: semantic search stays unavailable until `earshot models fetch`)',
   }),
   EARSHOT_MODELS_DIR: Type.Optional(
-    Type.String({ description: 'where local models are cached; default DATA_DIR/models' }),
+    Type.String({
+      description: 'where the local model is cached, shared by every data dir',
+      unset: '`$XDG_CACHE_HOME/earshot/models` (`~/.cache/earshot/models`)',
+    }),
   ),
-  DATABASE_URL: OptionalUrl('PostgreSQL connection string; unset = embedded PGlite'),
+  DATABASE_URL: OptionalUrl('PostgreSQL connection string', 'PGlite'),
   EARSHOT_PUBLIC_URL: Type.Optional(
-    Type.String({ format: 'uri', description: 'public base URL of the API; default http://HOST:PORT' }),
+    Type.String({
+      format: 'uri',
+      description: 'public base URL of the API, used in links and the OpenAPI `servers`',
+      unset: '`http://HOST:PORT`',
+    }),
   ),
-  EARSHOT_DOCS_URL: Type.String({
-    format: 'uri',
-    default: 'https://docs.earshot.dev',
-    description: 'documentation host',
-  }),
-  EARSHOT_DASHBOARD_URL: Type.String({
-    format: 'uri',
-    default: 'https://dashboard.earshot.dev',
-    description: 'account dashboard',
-  }),
+  EARSHOT_DOCS_URL: Type.Optional(
+    Type.String({
+      format: 'uri',
+      description: 'documentation host that problem `type` URLs point at (`…/errors/{error_code}`)',
+      unset: 'this service, which serves a page per error code at `/errors/{error_code}`',
+    }),
+  ),
+  EARSHOT_DASHBOARD_URL: Type.Optional(
+    Type.String({
+      format: 'uri',
+      description:
+        'public address of the account dashboard, which the `api` role serves under `/dashboard` (a proxy maps another address onto it); links in mails, problem `resolve`, `/auth.md` and `/llms.txt` use it; session cookies are `Secure` when it is https ([Dashboard](dashboard.md))',
+      unset: '`EARSHOT_PUBLIC_URL` + `/dashboard`',
+    }),
+  ),
   EARSHOT_BOOTSTRAP_API_KEY: Type.Optional(
     Type.String({
       pattern: '^esk_[A-Za-z0-9_-]{24,}$',
-      description: 'fixed API key for the demo project (esk_…)',
+      description: 'a fixed API key (`esk_` + 24 or more characters) for the demo project',
+      unset: 'one is minted and printed on an empty data dir',
     }),
   ),
   RATE_LIMIT_PER_MINUTE: Type.Optional(
     Type.Integer({
       minimum: 1,
       description: "requests per key and minute for every key, instead of each plan's limit",
+      unset: "each plan's limit",
     }),
   ),
   RATE_LIMIT_FAILED_AUTH_PER_MINUTE: Type.Optional(
     Type.Integer({
       minimum: 1,
-      description:
-        'failed authentications allowed per client address and minute (default 20; half of it per key prefix)',
+      description: 'failed authentications allowed per client address and minute; half of it per key prefix',
+      unset: '`20`',
     }),
   ),
   API_BODY_LIMIT_BYTES: Type.Integer({
@@ -114,18 +149,21 @@ export const EnvSchema = Type.Object({
   INGEST_BODY_LIMIT_BYTES: Type.Integer({
     minimum: 1024,
     default: 33_554_432,
-    description: 'largest batch body on POST /v1/ingest/batches',
+    description: 'largest batch body on `POST /v1/ingest/batches`',
   }),
   EARSHOT_INGEST_TOKEN: Type.Optional(
     Type.String({
       pattern: '^eit_[A-Za-z0-9_-]{24,}$',
-      description: 'an ingest token (eit_…) registered at start, for HTTP batch ingest',
+      description:
+        'an ingest token (`eit_` + 24 or more characters) registered at start for `POST /v1/ingest/batches`',
     }),
   ),
   SMTP_URL: Type.Optional(
     Type.String({
       pattern: '^smtps?://',
-      description: 'SMTP server for alert mail (smtp://user:pass@host:587, smtps://…); unset = no email',
+      description:
+        'SMTP server for alert and verification mail (`smtp://user:pass@host:587`, `smtps://…:465`; query options go to nodemailer, e.g. `?ignoreTLS=true`)',
+      unset: 'no email',
     }),
   ),
   EARSHOT_MAIL_FROM: Type.String({
@@ -136,43 +174,82 @@ export const EnvSchema = Type.Object({
     default: '',
     pattern: '^[0-9a-fA-F:./,\\s]*$',
     description:
-      'CIDRs webhooks, the chat API and feed fetches may reach although not public, and over plain http (e.g. 127.0.0.1/32)',
+      'CIDRs (comma-separated) webhooks, the chat API and feed fetches may reach although not public, and the only destinations webhooks and the chat API may reach over plain `http` (feeds may use plain `http` to any permitted address), e.g. `127.0.0.1/32,::1/128` for local receivers',
   }),
   EARSHOT_SECRETS_KEY: Type.Optional(
     Type.String({
       pattern: '^[A-Za-z0-9+/]{43}=$',
       description:
-        'base64 of 32 bytes; encrypts stored secrets, signs email links and cursors; unset = DATA_DIR/secrets.key',
+        'base64 of 32 bytes: encrypts webhook secrets and chat tokens at rest, signs email links and API cursors; set it (the same everywhere) when processes share a PostgreSQL state store or serve the API together',
+      unset: '`EARSHOT_DATA_DIR/secrets.key`',
     }),
   ),
   EARSHOT_CHAT_API_URL: Type.String({
     format: 'uri',
     default: 'https://slack.com/api',
-    description: 'team-chat Web API base (chat.postMessage-compatible)',
+    description:
+      'team-chat Web API base (`chat.postMessage`-compatible; the install from the dashboard calls its `oauth.v2.access`)',
+  }),
+  EARSHOT_CHAT_CLIENT_ID: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        'the team-chat app\'s OAuth v2 client id (with `EARSHOT_CHAT_CLIENT_SECRET`, both or neither): the dashboard offers "Add to team chat" ([Dashboard](dashboard.md#team-chat))',
+      unset: 'no install from the dashboard (operators: `earshot chat connect`)',
+    }),
+  ),
+  EARSHOT_CHAT_CLIENT_SECRET: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description: "the team-chat app's OAuth v2 client secret, sent to `oauth.v2.access`",
+      unset: 'no install from the dashboard',
+    }),
+  ),
+  EARSHOT_CHAT_AUTHORIZE_URL: Type.String({
+    format: 'uri',
+    default: 'https://slack.com/oauth/v2/authorize',
+    description: "the team-chat platform's OAuth v2 authorization page the install sends people to",
   }),
   EARSHOT_DELIVERY_RETRY_SCHEDULE: Type.String({
     default: '0s,5s,5m,30m,2h',
     pattern: '^\\s*\\d+(\\.\\d+)?(ms|s|m|h)(\\s*,\\s*\\d+(\\.\\d+)?(ms|s|m|h))*\\s*$',
-    description: 'delay before each delivery attempt (one entry per attempt)',
+    description: 'delay before each delivery attempt, one entry per attempt (±10 % jitter)',
   }),
   EARSHOT_DELIVERY_CONCURRENCY: Type.Integer({
     minimum: 1,
     maximum: 1000,
     default: 256,
-    description: 'deliveries one sender process attempts at once (at most 64 connections per destination)',
+    description:
+      'deliveries one sender process attempts at once (at most 128 of them, over at most 64 connections, to one webhook connection)',
   }),
   EARSHOT_TEST_CRASH_AT: Type.Optional(
     Type.Union(
       CRASH_POINTS.map((p) => Type.Literal(p)),
       {
-        description:
-          'tests only: the process kills itself (SIGKILL) at this point of an HTTP ingest batch; unset = never',
+        description: `tests only: ${CRASH_POINTS.map((p) => `\`${p}\``).join(', ')} makes the process SIGKILL itself at that point of an HTTP ingest batch (see [Ingest](ingest.md#retries-and-crashes-what-exactly-holds))`,
+        unset: 'never',
       },
     ),
   ),
-  CONSUMER_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 100_000, default: 2000 }),
-  CONSUMER_BATCH_WAIT_MS: Type.Integer({ minimum: 1, maximum: 60_000, default: 1000 }),
-  EARSHOT_ANALYTICS_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 100_000, default: 8000 }),
+  CONSUMER_BATCH_SIZE: Type.Integer({
+    minimum: 1,
+    maximum: 100_000,
+    default: 2000,
+    description: 'most items a consumer writes in one batch',
+  }),
+  CONSUMER_BATCH_WAIT_MS: Type.Integer({
+    minimum: 1,
+    maximum: 60_000,
+    default: 1000,
+    description: 'longest a consumer holds items before writing them',
+  }),
+  EARSHOT_ANALYTICS_BATCH_SIZE: Type.Integer({
+    minimum: 1,
+    maximum: 100_000,
+    default: 8000,
+    description:
+      'most records an analytics projector writes in one insert per table (ClickHouse prefers fewer, larger inserts)',
+  }),
 });
 
 export type Env = Static<typeof EnvSchema>;
@@ -197,11 +274,11 @@ export function parseRoles(spec: string): Set<Role> {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  if (parts.length === 1 && parts[0] === 'all') return new Set(Roles);
-  const unknown = parts.filter((p) => !(Roles as readonly string[]).includes(p));
+  if (parts.length === 1 && parts[0] === 'all') return new Set(ROLES);
+  const unknown = parts.filter((p) => !(ROLES as readonly string[]).includes(p));
   if (unknown.length > 0 || parts.length === 0) {
     throw new ConfigError([
-      { variable: 'EARSHOT_ROLES', message: `expected "all" or a list of ${Roles.join(', ')}`, value: spec },
+      { variable: 'EARSHOT_ROLES', message: `expected "all" or a list of ${ROLES.join(', ')}`, value: spec },
     ]);
   }
   return new Set(parts as Role[]);
@@ -232,6 +309,11 @@ export function publicUrlOf(config: Config): string {
   ).replace(/\/$/, '');
 }
 
+/** Public address of the dashboard: `EARSHOT_DASHBOARD_URL`, else the public URL + `/dashboard`. */
+export function dashboardUrlOf(config: Config): string {
+  return (config.env.EARSHOT_DASHBOARD_URL ?? `${publicUrlOf(config)}/dashboard`).replace(/\/$/, '');
+}
+
 /** Reads and validates configuration; throws ConfigError naming each offending variable. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env, overrides: Partial<Env> = {}): Config {
   const raw: Record<string, unknown> = {};
@@ -255,5 +337,15 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, overrides: P
     throw new ConfigError(problems);
   }
   const env = withDefaults as Env;
-  return { env, dataDir: path.resolve(env.EARSHOT_DATA_DIR), roles: parseRoles(env.EARSHOT_ROLES) };
+  if (Boolean(env.EARSHOT_CHAT_CLIENT_ID) !== Boolean(env.EARSHOT_CHAT_CLIENT_SECRET)) {
+    const missing = env.EARSHOT_CHAT_CLIENT_ID ? 'EARSHOT_CHAT_CLIENT_SECRET' : 'EARSHOT_CHAT_CLIENT_ID';
+    throw new ConfigError([
+      {
+        variable: missing,
+        message: 'the team-chat install needs both EARSHOT_CHAT_CLIENT_ID and EARSHOT_CHAT_CLIENT_SECRET',
+        value: undefined,
+      },
+    ]);
+  }
+  return { env, dataDir: dataDirOf(env.EARSHOT_DATA_DIR), roles: parseRoles(env.EARSHOT_ROLES) };
 }

@@ -1,15 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import {
-  listDeadLetterTopics,
-  type ReplayOutcome,
-  replayDeadLetters,
-  replayId,
-  type ShownDeadLetter,
-  showDeadLetters,
-} from '../processors/dead-letters.ts';
-import { openBackbone } from './composition.ts';
+import type { ReplayOutcome, ShownDeadLetter } from '../processors/dead-letters.ts';
+import type { Backbone } from './composition.ts';
 import type { Config } from './config.ts';
-import { createLogger } from './logger.ts';
 
 /**
  * `earshot dlq list|show|replay`: the dead-letter topics (processors/dead-letters.ts). They open
@@ -78,13 +70,19 @@ function describeOutcome(o: ReplayOutcome): string {
   }
 }
 
-export function registerDlqCommands(program: Command, config: () => Config): void {
+export function registerDlqCommands(program: Command, config: () => Promise<Config>): void {
   const dlq = program
     .command('dlq')
     .description('dead-letter topics: records a pipeline step set aside, with where they came from and why');
 
-  const withBackbone = async <T>(fn: (b: Awaited<ReturnType<typeof openBackbone>>) => Promise<T>) => {
-    const backbone = await openBackbone(config(), createLogger('warn'));
+  // Loaded when a command runs, so that `earshot --help` and other commands start fast.
+  const deadLetters = () => import('../processors/dead-letters.ts');
+  const withBackbone = async <T>(fn: (b: Backbone) => Promise<T>) => {
+    const [{ openBackbone }, { createLogger }] = await Promise.all([
+      import('./composition.ts'),
+      import('./logger.ts'),
+    ]);
+    const backbone = await openBackbone(await config(), createLogger('warn'));
     try {
       return await fn(backbone);
     } finally {
@@ -98,6 +96,7 @@ export function registerDlqCommands(program: Command, config: () => Config): voi
     .option('--json', 'print JSON')
     .option('--all', 'include empty dead-letter topics')
     .action(async (opts: { json?: boolean; all?: boolean }) => {
+      const { listDeadLetterTopics } = await deadLetters();
       const topics = await withBackbone((b) => listDeadLetterTopics(b.eventLog));
       const shown = opts.all ? topics : topics.filter((t) => t.records > 0);
       if (opts.json) {
@@ -123,6 +122,7 @@ export function registerDlqCommands(program: Command, config: () => Config): voi
     .option('--json', 'print JSON (bytes as base64)')
     .action(
       async (topic: string, opts: { offset?: number[]; limit?: number; full?: boolean; json?: boolean }) => {
+        const { showDeadLetters } = await deadLetters();
         const letters = await withBackbone((b) =>
           showDeadLetters(b.eventLog, b.codec, topic, { offsets: opts.offset, limit: opts.limit }),
         );
@@ -151,6 +151,7 @@ export function registerDlqCommands(program: Command, config: () => Config): voi
       if ((opts.offset === undefined) === (opts.all !== true)) {
         throw new InvalidArgumentError('give --offset <offsets> or --all');
       }
+      const { replayDeadLetters, replayId } = await deadLetters();
       const outcomes = await withBackbone((b) =>
         replayDeadLetters(b.eventLog, b.codec, topic, {
           offsets: opts.offset,

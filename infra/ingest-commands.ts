@@ -1,21 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
-import { evaluateMentions, evaluateSpeakers, loadCorpusContext } from '../ingest/corpus/evaluate.ts';
-import { generateCorpus, PRESETS, startOfUtcDay } from '../ingest/corpus/generate.ts';
-import { podcastIdForFeed } from '../ingest/feeds/feed-mapping.ts';
-import { FeedPoller } from '../ingest/feeds/feed-poller.ts';
-import { FeedStore, formatInterval, normalizeFeedUrl, parseInterval } from '../ingest/feeds/feed-store.ts';
-import { IngestState } from '../ingest/loader/ingest-state.ts';
-import { type LoadProgress, loadNdjson } from '../ingest/loader/loader.ts';
-import { canonicalUrl } from '../processors/delivery/outbound-guard.ts';
-import { createFeedHttp, openBackbone } from './composition.ts';
+import type { LoadProgress } from '../ingest/loader/loader.ts';
 import type { Config } from './config.ts';
-import { createLogger } from './logger.ts';
 
 /**
  * `earshot corpus generate|eval`, `earshot ingest` and `earshot feeds add|list|remove`.
- * Long work reports progress on stderr; results go to stdout.
+ * Long work reports progress on stderr; results go to stdout. Each command loads what it needs
+ * when it runs, so that `earshot --help` and the other commands start fast.
  */
 const n = (v: number) => Math.round(v).toLocaleString('en-US');
 
@@ -31,10 +23,17 @@ function seedArg(value: string): number {
   return v;
 }
 
-function day(value: string): number {
+function instant(value: string): number {
   const t = Date.parse(value);
-  if (Number.isNaN(t)) throw new InvalidArgumentError('expected a date (YYYY-MM-DD)');
-  return startOfUtcDay(t);
+  if (Number.isNaN(t)) throw new InvalidArgumentError('expected a date (YYYY-MM-DD) or a time (RFC 3339)');
+  return t;
+}
+
+const SCHEDULES = ['spread', 'recent'] as const;
+function schedule(value: string): (typeof SCHEDULES)[number] {
+  const s = SCHEDULES.find((k) => k === value);
+  if (!s) throw new InvalidArgumentError(`expected one of ${SCHEDULES.join(', ')}`);
+  return s;
 }
 
 /** Writes a status line on stderr: rewritten in place on a terminal, one line per update otherwise. */
@@ -55,7 +54,7 @@ function statusLine(): { update(text: string): void; done(text: string): void } 
   };
 }
 
-export function registerIngestCommands(program: Command, config: () => Config): void {
+export function registerIngestCommands(program: Command, config: () => Promise<Config>): void {
   const corpus = program
     .command('corpus')
     .description('the synthetic corpus: generate it, score the processors on it');
@@ -64,17 +63,19 @@ export function registerIngestCommands(program: Command, config: () => Config): 
     .command('generate')
     .description('write a deterministic corpus (NDJSON records + ground truth + manifest) to a directory')
     .requiredOption('--out <dir>', 'output directory')
-    .option(
-      '--preset <name>',
-      `sizes: ${Object.keys(PRESETS).join(', ')} (bench: at least 1,000,000 transcript lines)`,
-    )
+    .option('--preset <name>', 'sizes: demo (default), small, bench (at least 1,000,000 transcript lines), …')
     .option('--podcasts <n>', 'number of podcasts', positive)
     .option('--episodes-per-podcast <n>', 'episodes per podcast', positive)
     .option('--seed <n>', 'random seed (same seed and sizes, same corpus)', seedArg, 42)
     .option(
-      '--as-of <date>',
-      'reference day; episodes fall in the 120 days before it (default today, UTC)',
-      day,
+      '--as-of <time>',
+      'reference time; episodes come out before it (default now; the spread schedule takes its UTC day)',
+      instant,
+    )
+    .option(
+      '--schedule <spread|recent>',
+      'publication dates: spread over 120 days, or recent (cadences up to the reference time; the demo preset)',
+      schedule,
     )
     .option('--chart-days <n>', 'days of chart snapshots', positive, 30)
     .option(
@@ -89,23 +90,28 @@ export function registerIngestCommands(program: Command, config: () => Config): 
         episodesPerPodcast?: number;
         seed: number;
         asOf?: number;
+        schedule?: (typeof SCHEDULES)[number];
         chartDays: number;
         speechNoise?: string | boolean;
       }) => {
+        const { generateCorpus, PRESETS, startOfUtcDay } = await import('../ingest/corpus/generate.ts');
         const preset = opts.preset ? PRESETS[opts.preset as keyof typeof PRESETS] : PRESETS.demo;
         if (!preset)
           throw new InvalidArgumentError(
             `unknown preset ${opts.preset}; have ${Object.keys(PRESETS).join(', ')}`,
           );
+        const presetApplies = Boolean(opts.preset) || (!opts.podcasts && !opts.episodesPerPodcast);
+        const releases = opts.schedule ?? (presetApplies ? preset.schedule : 'spread');
+        const asOf = opts.asOf ?? Date.now();
         const status = statusLine();
         const manifest = await generateCorpus({
           podcasts: opts.podcasts ?? preset.podcasts,
           episodesPerPodcast: opts.episodesPerPodcast ?? preset.episodesPerPodcast,
-          linesPerEpisode:
-            opts.preset || (!opts.podcasts && !opts.episodesPerPodcast) ? preset.linesPerEpisode : undefined,
+          linesPerEpisode: presetApplies ? preset.linesPerEpisode : undefined,
           seed: opts.seed,
           out: opts.out,
-          asOf: opts.asOf,
+          schedule: releases,
+          asOf: releases === 'recent' ? Math.floor(asOf / 60_000) * 60_000 : startOfUtcDay(asOf),
           chartDays: opts.chartDays,
           speechNoise:
             opts.speechNoise === undefined
@@ -141,6 +147,9 @@ export function registerIngestCommands(program: Command, config: () => Config): 
     .description('score mention detection and speaker identification against a corpus ground truth')
     .argument('<dir>', 'a directory written by `earshot corpus generate`')
     .action(async (dir: string) => {
+      const { evaluateMentions, evaluateSpeakers, loadCorpusContext } = await import(
+        '../ingest/corpus/evaluate.ts'
+      );
       const ctx = await loadCorpusContext(dir);
       const mentions = await evaluateMentions(dir, ctx);
       const speakers = await evaluateSpeakers(dir, ctx);
@@ -155,7 +164,13 @@ export function registerIngestCommands(program: Command, config: () => Config): 
     .option('--batch <n>', 'records per produce batch', positive, 500)
     .action(async (input: string, opts: { force?: boolean; batch: number }) => {
       if (!fs.existsSync(input)) throw new InvalidArgumentError(`no such file or directory: ${input}`);
-      const cfg = config();
+      const cfg = await config();
+      const [{ createLogger }, { openBackbone }, { IngestState }, { loadNdjson }] = await Promise.all([
+        import('./logger.ts'),
+        import('./composition.ts'),
+        import('../ingest/loader/ingest-state.ts'),
+        import('../ingest/loader/loader.ts'),
+      ]);
       const logger = createLogger(cfg.env.LOG_LEVEL === 'info' ? 'warn' : cfg.env.LOG_LEVEL);
       const backbone = await openBackbone(cfg, logger);
       const state = IngestState.inDataDir(cfg.dataDir);
@@ -213,12 +228,16 @@ export function registerIngestCommands(program: Command, config: () => Config): 
     .option('--interval <duration>', 'how often to poll (30s, 15m, 1h, ...)', '15m')
     .option('--poll', 'also poll it once now')
     .action(async (url: string, opts: { interval: string; poll?: boolean }) => {
-      const cfg = config();
+      const cfg = await config();
+      const { FeedStore, normalizeFeedUrl, parseInterval, formatInterval } = await import(
+        '../ingest/feeds/feed-store.ts'
+      );
+      const { podcastIdForFeed } = await import('../ingest/feeds/feed-mapping.ts');
       let normalized: string;
       let intervalMs: number;
       try {
         // The outbound guard's reading of the URL (userinfo and port 0 refused), fragment dropped.
-        normalized = normalizeFeedUrl(feedUrlOf(url));
+        normalized = normalizeFeedUrl(await feedUrlOf(url));
         intervalMs = parseInterval(opts.interval);
       } catch (err) {
         throw new InvalidArgumentError((err as Error).message);
@@ -230,6 +249,13 @@ export function registerIngestCommands(program: Command, config: () => Config): 
           `${created ? 'added' : 'updated'} ${record.url} (every ${formatInterval(record.intervalMs)}, podcast ${record.podcastId})`,
         );
         if (opts.poll) {
+          const [{ createLogger }, { createFeedHttp, openBackbone }, { IngestState }, { FeedPoller }] =
+            await Promise.all([
+              import('./logger.ts'),
+              import('./composition.ts'),
+              import('../ingest/loader/ingest-state.ts'),
+              import('../ingest/feeds/feed-poller.ts'),
+            ]);
           const logger = createLogger('warn');
           const backbone = await openBackbone(cfg, logger);
           const state = IngestState.inDataDir(cfg.dataDir);
@@ -258,7 +284,8 @@ export function registerIngestCommands(program: Command, config: () => Config): 
     .description('feeds with their interval and last poll')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }) => {
-      const store = FeedStore.inDataDir(config().dataDir);
+      const { FeedStore, formatInterval } = await import('../ingest/feeds/feed-store.ts');
+      const store = FeedStore.inDataDir((await config()).dataDir);
       try {
         const list = store.list();
         if (opts.json) {
@@ -289,7 +316,8 @@ export function registerIngestCommands(program: Command, config: () => Config): 
     .description('stop polling a feed')
     .argument('<url>', 'feed URL as added')
     .action(async (url: string) => {
-      const store = FeedStore.inDataDir(config().dataDir);
+      const { FeedStore, normalizeFeedUrl } = await import('../ingest/feeds/feed-store.ts');
+      const store = FeedStore.inDataDir((await config()).dataDir);
       try {
         const removed = await store.remove(normalizeFeedUrl(url));
         console.log(removed ? `removed ${url}` : `no feed ${url}`);
@@ -300,7 +328,8 @@ export function registerIngestCommands(program: Command, config: () => Config): 
     });
 }
 
-function feedUrlOf(url: string): string {
+async function feedUrlOf(url: string): Promise<string> {
+  const { canonicalUrl } = await import('../processors/alerts/index.ts');
   try {
     return canonicalUrl(url).href;
   } catch (err) {

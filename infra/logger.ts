@@ -1,4 +1,5 @@
 import { type DestinationStream, type Logger, pino, stdSerializers } from 'pino';
+import pretty from 'pino-pretty';
 
 export type { Logger };
 
@@ -113,12 +114,46 @@ function headerPaths(): string[] {
   return paths;
 }
 
+/** `json`: one JSON object per line; `pretty`: one coloured, human-readable line per entry. */
+export type LogFormat = 'json' | 'pretty';
+
+/** `auto` is pretty when stdout is a terminal, JSON lines otherwise (a file, a pipe, a collector). */
+export function logFormatFor(
+  setting: 'auto' | LogFormat,
+  stdoutIsTerminal = Boolean(process.stdout.isTTY),
+): LogFormat {
+  if (setting !== 'auto') return setting;
+  return stdoutIsTerminal ? 'pretty' : 'json';
+}
+
+/**
+ * Human-readable lines for a terminal. Formatting happens after redaction: pino-pretty reads the
+ * JSON line the hooks below have already cleaned. Synchronous, so the lines and the ready block
+ * (written to stderr) keep their order.
+ */
+function prettyStream(destination?: DestinationStream): DestinationStream {
+  return pretty({
+    sync: true,
+    colorize: destination === undefined && Boolean(process.stdout.isTTY),
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,name',
+    singleLine: true,
+    ...(destination ? { destination } : {}),
+  });
+}
+
 /**
  * The service's logger: JSON lines (pino) with credentials redacted everywhere — query
  * parameters in request URLs, credential headers wherever an object holding them is logged,
  * statement parameter values in errors, and any credential-shaped string left in a line.
+ * `format: 'pretty'` renders the same redacted entries as readable lines.
  */
-export function createLogger(level: string, name = 'earshot', destination?: DestinationStream): Logger {
+export function createLogger(
+  level: string,
+  name = 'earshot',
+  destination?: DestinationStream,
+  format: LogFormat = 'json',
+): Logger {
   return pino(
     {
       name,
@@ -128,7 +163,7 @@ export function createLogger(level: string, name = 'earshot', destination?: Dest
       redact: { paths: headerPaths(), censor: REDACTED },
       hooks: { streamWrite: (line) => line.replace(CREDENTIAL_SHAPES, `$1_${REDACTED}`) },
     },
-    destination,
+    format === 'pretty' ? prettyStream(destination) : destination,
   );
 }
 

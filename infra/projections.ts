@@ -1,69 +1,17 @@
 import type { Logger } from 'pino';
-import { pipelineSteps } from '../processors/pipeline.ts';
-import type { AnalyticsStore } from '../projections/analytics/analytics-store.ts';
 import { StateStoreLockedError } from '../projections/state/pglite-state-store.ts';
-import type { StateStore } from '../projections/state/state-store.ts';
-import { buildPlatform, deleteSearchIndex, type Platform } from './composition.ts';
+import { buildPlatform, type Platform } from './composition.ts';
 import type { Config } from './config.ts';
 import { replayGroup } from './operations.ts';
+import { declarePipeline, PROJECTIONS, type Projection, stepsOf } from './pipeline.ts';
 
 /**
- * A read model the pipeline derives from the event log alone, so it can be thrown away and built
- * again by reprocessing its topics. The alert matches, deliveries and the senders' schedule are
- * not here: they hold what was sent, and reprocessing their topics would send it again.
+ * `earshot projections rebuild`. A projection is a read model the pipeline derives from the event
+ * log alone, so it can be thrown away and built again by reprocessing its topics; the
+ * projections, how each is emptied and which steps write it are declared in infra/pipeline.ts.
+ * The alert matches, deliveries and the senders' schedule are not projections: they hold what
+ * was sent, and reprocessing their topics would send it again.
  */
-export interface Projection {
-  name: string;
-  description: string;
-  /** Whether a pipeline step (processors/pipeline.ts), by name, writes it. */
-  steps: (name: string) => boolean;
-  /** Removes everything the projection holds; its steps write it again from the log. */
-  clear(platform: Platform): Promise<string>;
-}
-
-const CATALOG_TABLES = ['catalog_episodes', 'catalog_entities', 'catalog_podcasts', 'catalog_publishers'];
-
-async function clearCatalog(state: StateStore): Promise<string> {
-  await state.exec(`TRUNCATE ${CATALOG_TABLES.join(', ')}`);
-  return `emptied ${CATALOG_TABLES.join(', ')}`;
-}
-
-async function clearAnalytics(store: AnalyticsStore): Promise<string> {
-  const tables = await store.query<{ name: string }>(
-    `SELECT name FROM system.tables
-     WHERE database = currentDatabase() AND name != 'schema_migrations'
-       AND engine NOT IN ('View', 'MaterializedView')
-     ORDER BY name`,
-  );
-  for (const { name } of tables) await store.command(`TRUNCATE TABLE ${name}`);
-  return `emptied ${tables.length} tables`;
-}
-
-async function clearSearch(platform: Platform): Promise<string> {
-  return `${await deleteSearchIndex(platform.config)} (the projectors create it again on start)`;
-}
-
-export const PROJECTIONS: Projection[] = [
-  {
-    name: 'catalog',
-    description: 'publishers, podcasts, entities and episodes in the state store',
-    steps: (name) => name === 'catalog-projector',
-    clear: (platform) => clearCatalog(platform.state),
-  },
-  {
-    name: 'search',
-    description: 'the search index: lines, segments, clips, episodes, names, and their vectors',
-    steps: (name) => name === 'search-projector' || name === 'search-names-projector',
-    clear: clearSearch,
-  },
-  {
-    name: 'analytics',
-    description: 'the analytics store: catalog dimensions, transcripts, mentions, ads, charts, bias',
-    steps: (name) => name.startsWith('analytics-'),
-    clear: (platform) => clearAnalytics(platform.analytics),
-  },
-];
-
 export interface RebuildReport {
   projection: string;
   cleared: string;
@@ -72,13 +20,12 @@ export interface RebuildReport {
   toProcess: number;
 }
 
-/** Each projection with the consumer groups and topics its steps read. */
-function projectionGroups(platform: Platform) {
-  const steps = pipelineSteps(platform);
+/** Each projection with the consumer groups and topics of the steps that declare it. */
+function projectionGroups(platform: Platform): { projection: Projection; groups: RebuildReport['groups'] }[] {
+  const pipeline = declarePipeline(platform);
   return PROJECTIONS.map((projection) => {
     const groups = new Map<string, Set<string>>();
-    for (const { definition } of steps) {
-      if (!projection.steps(definition.name)) continue;
+    for (const { definition } of stepsOf(pipeline, projection)) {
       const topics = groups.get(definition.groupId) ?? new Set<string>();
       for (const input of definition.inputs) topics.add(input.name);
       groups.set(definition.groupId, topics);

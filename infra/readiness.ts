@@ -1,15 +1,13 @@
+import type { CheckResult, ReadinessProbe, ReadinessReport } from '../api/routes/health.ts';
+
 /**
  * Readiness: the process is ready once every check passes. Checks are cheap and run on each
- * `/readyz` request, so the answer always reflects the present.
+ * `/readyz` request, so the answer always reflects the present. The API declares what it reads
+ * (`ReadinessProbe`); the service adds the checks of the roles it runs.
  */
-export interface CheckResult {
-  ok: boolean;
-  detail?: unknown;
-}
-
 export type Check = () => Promise<CheckResult>;
 
-export class Readiness {
+export class Readiness implements ReadinessProbe {
   private readonly checks = new Map<string, Check>();
   private readonly info = new Map<string, () => unknown>();
 
@@ -22,11 +20,7 @@ export class Readiness {
     this.info.set(name, fact);
   }
 
-  async evaluate(): Promise<{
-    ready: boolean;
-    checks: Record<string, CheckResult>;
-    info: Record<string, unknown>;
-  }> {
+  async evaluate(): Promise<ReadinessReport> {
     const checks: Record<string, CheckResult> = {};
     await Promise.all(
       [...this.checks].map(async ([name, check]) => {

@@ -6,15 +6,15 @@ import { startIngestRole } from '../ingest/ingest-role.ts';
 import { BatchIngest } from '../ingest/loader/batch-ingest.ts';
 import { IngestState } from '../ingest/loader/ingest-state.ts';
 import { ConsumerRunner } from '../processors/consumer-runner.ts';
-import { createDispatcher } from '../processors/delivery/kit.ts';
-import { pipelineSteps, pipelineTasks } from '../processors/pipeline.ts';
 import { IngestTokens } from '../projections/state/ingest-tokens.ts';
 import { adminSocketPath, startAdminSocket } from './admin-socket.ts';
 import { buildPlatform, createFeedHttp, type Platform } from './composition.ts';
-import { type Config, publicUrlOf } from './config.ts';
+import { type Config, dashboardUrlOf, publicUrlOf } from './config.ts';
 import { consumerMetrics, Metrics } from './metrics.ts';
 import { operatorActions } from './operator.ts';
+import { declarePipeline, ofRoles } from './pipeline.ts';
 import { Readiness } from './readiness.ts';
+import { announceWhenReady, type DemoKey } from './ready-banner.ts';
 
 export interface Service {
   platform: Platform;
@@ -30,35 +30,30 @@ export function apiSettings(config: Config): ApiSettings {
   const { env } = config;
   return {
     publicUrl: publicUrlOf(config),
-    docsUrl: env.EARSHOT_DOCS_URL,
-    dashboardUrl: env.EARSHOT_DASHBOARD_URL,
+    // Problem `type` URLs resolve: to the docs host when there is one, else to this service's /errors pages.
+    docsUrl: env.EARSHOT_DOCS_URL ?? publicUrlOf(config),
+    dashboardUrl: dashboardUrlOf(config),
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     failedAuthPerMinute: env.RATE_LIMIT_FAILED_AUTH_PER_MINUTE,
     bodyLimitBytes: env.API_BODY_LIMIT_BYTES,
     ingestBodyLimitBytes: env.INGEST_BODY_LIMIT_BYTES,
+    ...(env.EARSHOT_CHAT_CLIENT_ID && env.EARSHOT_CHAT_CLIENT_SECRET
+      ? {
+          chatOAuth: {
+            clientId: env.EARSHOT_CHAT_CLIENT_ID,
+            clientSecret: env.EARSHOT_CHAT_CLIENT_SECRET,
+            authorizeUrl: env.EARSHOT_CHAT_AUTHORIZE_URL,
+          },
+        }
+      : {}),
   };
 }
 
-function announceDemoKey(
-  demo: Awaited<ReturnType<Platform['accounts']['ensureDemoAccount']>>,
-  url: string,
-  logger: Logger,
-): void {
-  if (demo.mintedKey) {
-    process.stderr.write(
-      `\nDemo project "${demo.project.name}" (${demo.project.id}, plan ${demo.project.plan_code}).\n` +
-        `Its API key, shown once:\n\n  ${demo.mintedKey}\n\n` +
-        `Try: curl -H "X-API-Key: ${demo.mintedKey}" ${url}/v1/organizations/${demo.project.organization_id}/projects\n\n`,
-    );
-    logger.info({ project: demo.project.id }, 'demo API key minted and printed');
-  } else if (demo.bootstrapped) {
-    logger.info({ project: demo.project.id }, 'demo project uses EARSHOT_BOOTSTRAP_API_KEY');
-  } else {
-    process.stderr.write(
-      `\nDemo project ${demo.project.id}: its key was printed when it was created. ` +
-        `Mint another with: npx earshot keys create --project ${demo.project.id}\n\n`,
-    );
-  }
+function demoKeyOf(demo: Awaited<ReturnType<Platform['accounts']['ensureDemoAccount']>>): DemoKey {
+  const projectId = demo.project.id;
+  if (demo.mintedKey) return { kind: 'minted', key: demo.mintedKey, projectId };
+  if (demo.bootstrapped) return { kind: 'bootstrap', projectId };
+  return { kind: 'printed-before', projectId };
 }
 
 /** Starts the roles of `config.roles` in this process. */
@@ -90,30 +85,20 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
   }));
   readiness.describe('search', () => platform.search.status());
 
-  const runners = pipelineSteps(platform)
-    .filter((step) => config.roles.has(step.role))
-    .map(
-      (step) =>
-        new ConsumerRunner(step.definition, platform.eventLog, platform.producer, logger, {
-          maxBatchItems: config.env.CONSUMER_BATCH_SIZE,
-          maxBatchWaitMs: config.env.CONSUMER_BATCH_WAIT_MS,
-        }),
-    );
+  // What these roles run, from the pipeline's declaration (infra/pipeline.ts).
+  const pipeline = ofRoles(declarePipeline(platform), config.roles);
+  const runners = pipeline.steps.map(
+    (step) =>
+      new ConsumerRunner(step.definition, platform.eventLog, platform.producer, logger, {
+        maxBatchItems: config.env.CONSUMER_BATCH_SIZE,
+        maxBatchWaitMs: config.env.CONSUMER_BATCH_WAIT_MS,
+      }),
+  );
   // Concurrently: on Kafka each consumer's group join takes seconds.
   await Promise.all(runners.map((runner) => runner.start()));
-  const tasks = pipelineTasks(platform).filter((task) => config.roles.has(task.role));
+  // Timers: the alert matcher and digest scheduler (processors), the delivery dispatcher (senders).
+  const { tasks } = pipeline;
   for (const task of tasks) await task.start();
-  const dispatcher = config.roles.has('senders')
-    ? createDispatcher({
-        kit: platform.delivery,
-        state: platform.state,
-        producer: platform.producer,
-        catalog: platform.catalog,
-        logger,
-        exclusiveStore: platform.state.kind === 'embedded',
-      })
-    : undefined;
-  await dispatcher?.start();
 
   // One ingest state per process, shared by the ingest role and the batch ingest route. HTTP
   // batches a kill interrupted are resolved from the event log before anything else appends to
@@ -147,10 +132,15 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
   // captured, so readiness waits for it to be processed) and the feed poller.
   const feedHttp = config.roles.has('ingest') ? createFeedHttp(config) : undefined;
   const ingest = feedHttp
-    ? await startIngestRole({ ...platform, ingestState, feedHttp }, config, logger)
+    ? await startIngestRole(
+        { ...platform, ingestState, feedHttp },
+        { dataDir: config.dataDir, demo: config.env.EARSHOT_DEMO === 'on' },
+        logger,
+      )
     : undefined;
 
-  // Ready once every consumer has committed what was in its topics when the service started.
+  // Ready once every declared step of these roles has committed what was in its topics when the
+  // service started.
   const targets = new Map<ConsumerRunner<unknown, unknown>, PartitionLag[]>();
   for (const runner of runners) targets.set(runner, await runner.lag());
   const behindTargets = async () => {
@@ -203,12 +193,17 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
 
   const admin = await startAdminSocket(
     adminSocketPath(config.dataDir),
-    operatorActions(platform.accounts, platform.delivery, new IngestTokens(platform.state)),
+    operatorActions(platform.accounts, platform.delivery, new IngestTokens(platform.state), {
+      host: config.env.HOST,
+      roles: config.roles,
+      apiUrl: publicUrlOf(config),
+    }),
     logger,
   );
 
   let app: FastifyInstance | undefined;
   let url: string | undefined;
+  let demoKey: DemoKey | undefined;
   if (config.roles.has('api')) {
     const demo = await platform.accounts.ensureDemoAccount(config.env.EARSHOT_BOOTSTRAP_API_KEY);
     const ingestTokens = new IngestTokens(platform.state);
@@ -242,9 +237,19 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       settings: apiSettings(config),
     });
     url = await app.listen({ port: config.env.PORT, host: config.env.HOST });
-    announceDemoKey(demo, config.env.EARSHOT_PUBLIC_URL ?? url, logger);
+    demoKey = demoKeyOf(demo);
   }
   logger.info({ roles: [...config.roles], url, startupMs: Date.now() - started }, 'earshot started');
+  // Printed last, once /readyz would answer 200: where the API is, a key and a request to try.
+  const stopBanner = url
+    ? announceWhenReady({
+        readiness,
+        url: (config.env.EARSHOT_PUBLIC_URL ?? url).replace(/\/$/, ''),
+        demo: demoKey,
+        logger,
+        startedAt: started,
+      })
+    : undefined;
 
   let stopping: Promise<void> | undefined;
   return {
@@ -256,6 +261,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     stop() {
       stopping ??= (async () => {
         clearInterval(maintenance);
+        stopBanner?.();
         await app?.close();
         await admin.close();
         await ingest?.stop();
@@ -263,7 +269,6 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         await ingestState?.close();
         await Promise.all(runners.map((r) => r.stop()));
         for (const task of tasks) await task.stop();
-        await dispatcher?.stop();
         await platform.close();
         logger.info('earshot stopped');
       })();

@@ -1,10 +1,8 @@
 import type { Logger } from 'pino';
-import type { Config } from '../infra/config.ts';
-import type { OutboundHttp } from '../processors/delivery/outbound-http.ts';
 import { loadDemoCorpusIfEmpty } from './corpus/demo.ts';
 import type { EventLog } from './event-log/event-log.ts';
 import type { EventProducer } from './event-producer.ts';
-import { FeedPoller } from './feeds/feed-poller.ts';
+import { type FeedHttp, FeedPoller } from './feeds/feed-poller.ts';
 import { FeedStore } from './feeds/feed-store.ts';
 import { IngestState } from './loader/ingest-state.ts';
 
@@ -17,28 +15,36 @@ export interface IngestRole {
   stop(): Promise<void>;
 }
 
+/** What the ingest role is told by the service's configuration. */
+export interface IngestRoleSettings {
+  /** The data directory: the demo corpus, the feed store and the ingest state live there. */
+  dataDir: string;
+  /** Generate and load the demo corpus on an empty data dir (`EARSHOT_DEMO=on`). */
+  demo: boolean;
+}
+
 export async function startIngestRole(
   deps: {
     eventLog: EventLog;
     producer: EventProducer;
     ingestState?: IngestState;
     /** The guarded HTTP client feeds are fetched with (the outbound guard). */
-    feedHttp: Pick<OutboundHttp, 'get'>;
+    feedHttp: FeedHttp;
   },
-  config: Config,
+  settings: IngestRoleSettings,
   logger: Logger,
 ): Promise<IngestRole> {
-  if (config.env.EARSHOT_DEMO === 'on') {
+  if (settings.demo) {
     await loadDemoCorpusIfEmpty({
-      dataDir: config.dataDir,
+      dataDir: settings.dataDir,
       eventLog: deps.eventLog,
       producer: deps.producer,
       logger,
     });
   }
-  const store = FeedStore.inDataDir(config.dataDir);
+  const store = FeedStore.inDataDir(settings.dataDir);
   const owned = deps.ingestState === undefined;
-  const state = deps.ingestState ?? IngestState.inDataDir(config.dataDir);
+  const state = deps.ingestState ?? IngestState.inDataDir(settings.dataDir);
   const poller = new FeedPoller({ store, producer: deps.producer, logger, state, http: deps.feedHttp });
   poller.start();
   return {

@@ -6,12 +6,12 @@ import type {
   PartitionLag,
   RecordBatch,
 } from '../ingest/event-log/event-log.ts';
-import { RecordTooLargeError } from '../ingest/event-log/event-log.ts';
 import type { EventProducer } from '../ingest/event-producer.ts';
-import { DecodeError, EncodeError } from '../ingest/schema-registry/avro-codec.ts';
-import { type ErrorKind, errorKind, PermanentWriteError } from '../projections/store-errors.ts';
-import type { DeadLetter } from '../schemas/generated/index.ts';
-import { type TopicSpec, topicByName } from '../schemas/topics.ts';
+import { DecodeError } from '../ingest/schema-registry/avro-codec.ts';
+import { PermanentWriteError } from '../projections/store-errors.ts';
+import type { TopicSpec } from '../schemas/topics.ts';
+import { type DeadLetterSource, writeDeadLetters } from './dead-letter-writer.ts';
+import { type Pending as SinkPending, SinkWriter } from './sink-writer.ts';
 import type { StepResult } from './step-result.ts';
 
 export interface DecodedRecord<V> {
@@ -94,38 +94,14 @@ type Outcome<Out> =
   | Exclude<StepResult<Out>, { kind: 'dead-letter' }>
   | { kind: 'dead-letter'; step: string; stage: DeadLetterStage; reason: string };
 
-interface Pending<Out> {
-  item: Out;
-  source: LogRecord;
-}
+type Pending<Out> = SinkPending<Out, LogRecord>;
 
-interface DeadLetterEntry {
-  source: LogRecord;
-  /** The `step` of the dead-letter record: `decode`, the step's name (handler) or `write`. */
-  step: string;
+interface DeadLetterEntry extends DeadLetterSource {
   stage: DeadLetterStage;
-  reason: string;
 }
 
-/** A write the sink refuses because of the data: the batch is split to isolate the records. */
-class DataFault extends Error {}
-
+/** Unclassified write errors tolerated before the sink's probe decides (maxUnclassifiedAttempts). */
 const DEFAULT_UNCLASSIFIED_ATTEMPTS = 5;
-const SPLIT_UNCLASSIFIED_ATTEMPTS = 2;
-
-/** What a sink's error means for the batch: the runner's own errors first, then the stores'. */
-function writeErrorKind(err: unknown): ErrorKind {
-  // A step's output that its topic's schema or size refuses will never be produced.
-  if (err instanceof EncodeError || err instanceof RecordTooLargeError) return 'permanent';
-  return errorKind(err);
-}
-
-function describe(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  const { store, code } = err as { store?: unknown; code?: unknown };
-  const where = [store, code].filter((x) => typeof x === 'string' || typeof x === 'number').join(' ');
-  return where ? `${err.message} (${where})` : err.message;
-}
 
 /**
  * Runs one processor: decode → handle (pure) → batch (size and time bounds) → write → commit.
@@ -154,8 +130,7 @@ export class ConsumerRunner<In, Out> {
   private consumer?: Consumer;
   private buffer: Pending<Out>[] = [];
   private deadLetters: DeadLetterEntry[] = [];
-  /** Wakes a retry that waits out its backoff, when the runner is told to stop. */
-  private wakeRetry?: () => void;
+  private readonly writer: SinkWriter<Out>;
   private positions = new Map<string, { topic: string; partition: number; offset: number }>();
   private timer?: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
@@ -177,6 +152,12 @@ export class ConsumerRunner<In, Out> {
       fromBeginning: true,
       ...options,
     };
+    this.writer = new SinkWriter(def.name, def.sink, logger, {
+      ...this.opts,
+      onRetry: () => {
+        this.stats.writeRetries++;
+      },
+    });
   }
 
   get name(): string {
@@ -301,19 +282,23 @@ export class ConsumerRunner<In, Out> {
     this.positions = new Map();
     const failed: (Pending<Out> & { reason: string })[] = [];
     for (let i = 0; i < items.length; i += this.maxBatchItems) {
-      failed.push(...(await this.writeIsolating(items.slice(i, i + this.maxBatchItems), heartbeat)));
+      failed.push(...(await this.writer.writeIsolating(items.slice(i, i + this.maxBatchItems), heartbeat)));
     }
     // A record whose several items were refused is set aside once.
     const refused = new Map<LogRecord, string>();
     for (const f of failed) if (!refused.has(f.source)) refused.set(f.source, f.reason);
     for (const [source, reason] of refused)
       deadLetters.push({ source, step: 'write', stage: 'write', reason });
-    if (deadLetters.length > 0) await this.retrying(() => this.writeDeadLetters(deadLetters), heartbeat);
+    if (deadLetters.length > 0)
+      await this.writer.retrying(
+        () => writeDeadLetters(this.producer, this.def.groupId, deadLetters),
+        heartbeat,
+      );
     this.stats.batches++;
     this.stats.written += items.length - failed.length;
     this.stats.deadLettered += deadLetters.length;
     for (const d of deadLetters) this.stats.deadLetteredBy[d.stage]++;
-    await this.retrying(() => this.consumer!.commit(positions), heartbeat);
+    await this.writer.retrying(() => this.consumer!.commit(positions), heartbeat);
     for (const d of deadLetters) {
       this.logger.warn(
         {
@@ -329,151 +314,6 @@ export class ConsumerRunner<In, Out> {
     }
   }
 
-  /**
-   * Writes items; returns those the sink refuses because of the data, isolated one by one by
-   * splitting the batch in halves (the other records of a refused batch are written).
-   */
-  private async writeIsolating(
-    items: Pending<Out>[],
-    heartbeat?: () => Promise<void>,
-    split = false,
-  ): Promise<(Pending<Out> & { reason: string })[]> {
-    if (items.length === 0) return [];
-    try {
-      const attempts = split
-        ? Math.min(SPLIT_UNCLASSIFIED_ATTEMPTS, this.opts.maxUnclassifiedAttempts)
-        : this.opts.maxUnclassifiedAttempts;
-      await this.writeWithRetries(items, attempts, heartbeat);
-      return [];
-    } catch (err) {
-      if (!(err instanceof DataFault)) throw err;
-      if (items.length === 1) return [{ ...items[0]!, reason: `write failed: ${err.message}` }];
-      const mid = Math.ceil(items.length / 2);
-      return [
-        ...(await this.writeIsolating(items.slice(0, mid), heartbeat, true)),
-        ...(await this.writeIsolating(items.slice(mid), heartbeat, true)),
-      ];
-    }
-  }
-
-  /**
-   * One batch, retried as its errors say: transient ones with backoff until they pass (or the
-   * runner stops), unclassified ones `unclassifiedAttempts` times; a permanent error, or an
-   * unclassified one that persists while the store answers the sink's probe, is a DataFault.
-   */
-  private async writeWithRetries(
-    items: Pending<Out>[],
-    unclassifiedAttempts: number,
-    heartbeat?: () => Promise<void>,
-  ): Promise<void> {
-    let unclassified = 0;
-    for (let attempt = 1; ; attempt++) {
-      let kind: ErrorKind;
-      try {
-        await this.def.sink.write(items.map((p) => p.item));
-        return;
-      } catch (err) {
-        kind = writeErrorKind(err);
-        if (kind === 'permanent') throw new DataFault(describe(err));
-        if (this.stopped && attempt >= 3) throw err;
-        if (kind === 'unknown' && ++unclassified >= unclassifiedAttempts) {
-          if (await this.storeAnswers())
-            throw new DataFault(`${describe(err)} (${unclassified} attempts; the store answers)`);
-          unclassified = 0; // the store is down: this is an outage, not the data
-        }
-        this.stats.writeRetries++;
-        const delay = this.backoff(attempt);
-        this.logger.warn(
-          { step: this.def.name, attempt, kind, items: items.length, delayMs: Math.round(delay), err },
-          'write failed; retrying',
-        );
-        await this.pause(delay);
-        await heartbeat?.().catch(() => undefined);
-      }
-    }
-  }
-
-  private async storeAnswers(): Promise<boolean> {
-    if (!this.def.sink.probe) return true;
-    try {
-      await this.def.sink.probe();
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
-  private backoff(attempt: number): number {
-    return Math.random() * Math.min(this.opts.retryMaxMs, this.opts.retryBaseMs * 2 ** (attempt - 1));
-  }
-
-  /** Waits out a backoff; returns at once when the runner is stopping (it then gives up soon). */
-  private pause(ms: number): Promise<void> {
-    if (this.stopped) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      const self = this;
-      function done() {
-        clearTimeout(timer);
-        if (self.wakeRetry === done) self.wakeRetry = undefined;
-        resolve();
-      }
-      this.wakeRetry = done;
-    });
-  }
-
-  private async writeDeadLetters(entries: DeadLetterEntry[]): Promise<void> {
-    const byTopic = new Map<TopicSpec, { key: string | null; value: DeadLetter }[]>();
-    const now = Date.now();
-    for (const { source, step, reason } of entries) {
-      const spec = topicByName(source.topic);
-      const dlq = topicByName(spec?.deadLetter ?? `${source.topic}.dlq`);
-      if (!dlq) throw new Error(`no dead-letter topic declared for ${source.topic}`);
-      const list = byTopic.get(dlq) ?? [];
-      list.push({
-        key: source.key,
-        value: {
-          source_topic: source.topic,
-          source_partition: source.partition,
-          source_offset: source.offset,
-          source_timestamp: source.timestamp,
-          key: source.key,
-          value: source.value,
-          headers: source.headers,
-          step,
-          consumer_group: this.def.groupId,
-          reason,
-          failed_at: now,
-        },
-      });
-      byTopic.set(dlq, list);
-    }
-    for (const [dlq, events] of byTopic) await this.producer.send(dlq, events);
-  }
-
-  /**
-   * Retries an operation on the event log (dead letters, commits) with exponential backoff and
-   * full jitter until it passes; while stopping, gives up after a few attempts (what was not
-   * committed is delivered again).
-   */
-  private async retrying<T>(op: () => Promise<T>, heartbeat?: () => Promise<void>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await op();
-      } catch (err) {
-        if (this.stopped && attempt >= 3) throw err;
-        this.stats.writeRetries++;
-        const delay = this.backoff(attempt);
-        this.logger.warn(
-          { step: this.def.name, attempt, delayMs: Math.round(delay), err },
-          'event log write failed; retrying',
-        );
-        await this.pause(delay);
-        await heartbeat?.().catch(() => undefined);
-      }
-    }
-  }
-
   lag(): Promise<PartitionLag[]> {
     return this.log.groupLag(this.def.groupId, this.topics);
   }
@@ -486,7 +326,7 @@ export class ConsumerRunner<In, Out> {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    this.wakeRetry?.();
+    this.writer.stop();
     try {
       await this.consumer?.stop(() => this.flush());
     } catch (err) {

@@ -67,8 +67,6 @@ export const TOPICS = {
   deliveriesAbandoned: topic('deliveries.abandoned', 'delivery id', 'DeliveryAbandoned', 6, FOREVER),
 } as const satisfies Record<string, TopicSpec>;
 
-export type TopicKey = keyof typeof TOPICS;
-
 export const DEAD_LETTER_RETENTION: Retention = { policy: 'delete', ms: 30 * DAY_MS };
 
 /** Every topic including the dead-letter topics, each as a spec that can be created. */

@@ -325,6 +325,9 @@ export const problemsPlugin = fp<{ docsUrl: string }>(async (app: FastifyInstanc
       : fromFastifyError(error, request);
     // Store errors carry a statement's shape, never its parameters (projections/store-errors.ts).
     if (err.status === 500) request.log.error({ err: error }, 'request failed');
+    // A 503 the route chose (semantic search still warming up, say) is an answer, not a fault.
+    else if (error instanceof ProblemError && err.status >= 500)
+      request.log.debug({ error_code: err.code, status: err.status }, 'request refused');
     else if (err.status >= 500 || err.code === 'unprocessable_entity')
       request.log.warn(
         { err: error, error_code: err.code, status: err.status },

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
-import { type AdCounts, AdvertisingQueries } from '../../projections/analytics/advertising-queries.ts';
+import type { AdCounts, AdvertisingQueries } from '../../projections/analytics/advertising-queries.ts';
 import { NO_MATCH, type ScopeId } from '../../projections/analytics/analytics-store.ts';
-import { slugOf } from '../../projections/analytics/occupations.ts';
 import type { EntityRow } from '../../projections/catalog/catalog-reader.ts';
+import { slug } from '../../schemas/text-folding.ts';
 import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { requirePremiumEndpoint } from '../premium.ts';
 import { StringEnum, Timestamp, withProblems } from '../schemas.ts';
@@ -166,7 +166,7 @@ const adCounts = (c: AdCounts | undefined) => ({
 });
 
 export const advertisingRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = async (app, opts) => {
-  const ads = new AdvertisingQueries(opts.analytics);
+  const { ads } = opts.reads;
   const { catalog, dashboardUrl } = opts;
   type TrendRows = Awaited<ReturnType<AdvertisingQueries['sponsorTrends']>>;
   type Stats = Awaited<ReturnType<AdvertisingQueries['sponsorStats']>>;
@@ -298,15 +298,11 @@ export const advertisingRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions>
       requirePremiumEndpoint(request, dashboardUrl);
       const publisher = await catalog.publisher(request.params.id);
       if (!publisher) throw notFound('path.id', 'no publisher has this slug or ID', request.params.id);
-      const [totals, sponsors, [count]] = await Promise.all([
+      const [totals, sponsors, totalPodcasts] = await Promise.all([
         ads.publisherTotals(publisher.id),
         ads.publisherSponsors(publisher.id),
-        opts.state.query<{ n: number }>(
-          'SELECT count(*)::int AS n FROM catalog_podcasts WHERE publisher_id = $1',
-          [publisher.id],
-        ),
+        opts.lists.podcastCount(publisher.id),
       ]);
-      const totalPodcasts = Number(count?.n ?? 0);
       const companies = await catalog.entitiesByIds(
         sponsors
           .slice(0, TOP_SPONSORS)
@@ -332,7 +328,7 @@ export const advertisingRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions>
           return {
             sponsor_name: company?.name ?? s.sponsor_name,
             company_id: s.company_id || null,
-            slug: company?.slug ?? slugOf(s.sponsor_name),
+            slug: company?.slug ?? slug(s.sponsor_name),
             ad_count: s.ad_count,
             episode_count: s.episode_count,
             podcast_count: s.podcast_count,

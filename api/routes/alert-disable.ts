@@ -1,10 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { DeliveryKit } from '../../processors/delivery/kit.ts';
-import { SIGNED_TOKEN_PATTERN } from '../../processors/delivery/secrets.ts';
-import { AlertsStore } from '../../projections/alerts/alerts-store.ts';
+import { type AlertApiServices, SIGNED_TOKEN_PATTERN } from '../../processors/alerts/index.ts';
 import type { Accounts } from '../../projections/state/accounts.ts';
-import type { StateStore } from '../../projections/state/state-store.ts';
 import { problem } from '../problem.ts';
 import { withProblems } from '../schemas.ts';
 
@@ -38,11 +35,10 @@ const Responses = withProblems({
  * `List-Unsubscribe-Post` (RFC 8058).
  */
 export const alertDisableRoutes: FastifyPluginAsyncTypebox<{
-  state: StateStore;
+  alerting: AlertApiServices;
   accounts: Accounts;
-  delivery: DeliveryKit;
-}> = async (app, { state, accounts, delivery }) => {
-  const alerts = new AlertsStore(state);
+}> = async (app, { alerting, accounts }) => {
+  const { alerts, delivery } = alerting;
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(String(body))));
   });
@@ -111,7 +107,7 @@ export const alertDisableRoutes: FastifyPluginAsyncTypebox<{
       const project = await accounts.project(alert.project_id);
       if (!project) throw problem('not_found', 'The alert of this link no longer exists.');
       const plan = await accounts.plan(project.plan_code);
-      const updated = await alerts.update(alert.id, { is_active: false }, { plan, project });
+      const updated = await alerts.pause(alert.id, { plan, project });
       if (!updated) throw problem('not_found', 'The alert of this link no longer exists.');
       request.log.info({ alert: alert.id }, 'alert disabled from an email link');
       return view(updated, email);

@@ -1,13 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
-import { ChartQueries, type PublisherBiasRow } from '../../projections/analytics/chart-queries.ts';
-import { ListEnvelope, pageQuery } from '../pagination.ts';
+import type { PublisherBiasRow } from '../../projections/analytics/chart-queries.ts';
+import { ListEnvelope, offsetPage, pageQuery } from '../pagination.ts';
 import { requirePremiumEndpoint } from '../premium.ts';
 import { invalidParameter } from '../problem.ts';
 import { DateParam, StringEnum, Timestamp, withProblems } from '../schemas.ts';
 import type { AnalyticsRouteOptions } from '../views/analytics.ts';
 import { parseInstant } from '../windows.ts';
-import { offsetPage } from './rankings.ts';
 
 /**
  * Publisher political-bias leaderboard (premium). Each podcast counts with its newest evaluation
@@ -127,7 +126,7 @@ export function rankPublishers(
 }
 
 export const biasRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = async (app, opts) => {
-  const charts = new ChartQueries(opts.analytics);
+  const { charts } = opts.reads;
   const { catalog, dashboardUrl } = opts;
 
   app.get(

@@ -1,63 +1,33 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { DeliveryKit } from '../../processors/delivery/kit.ts';
-import type { ChatConnection } from '../../projections/alerts/chat-connections.ts';
+import {
+  type AlertApiServices,
+  ChatChannelSchema,
+  ChatConnectionSchema,
+  chatConnectionView,
+  TOKEN_REJECTED_ERRORS,
+} from '../../processors/alerts/index.ts';
+import { dashboardLink, dashboardPaths } from '../dashboard-paths.ts';
+import { requireOwnProject } from '../ownership.ts';
 import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { problem } from '../problem.ts';
-import { Timestamp, withProblems } from '../schemas.ts';
-import { requireOwnProject } from './webhooks.ts';
-
-const ChatConnectionSchema = Type.Object({
-  id: Type.String(),
-  project_id: Type.String(),
-  name: Type.String(),
-  team_id: Type.Union([Type.String(), Type.Null()], { description: 'workspace id on the chat platform' }),
-  team_name: Type.Union([Type.String(), Type.Null()]),
-  surface: Type.String(),
-  created_at: Timestamp,
-});
-
-const ChatChannelSchema = Type.Object({
-  id: Type.String({ description: 'use as `chat_channel_id` in an alert notification' }),
-  name: Type.String(),
-  is_private: Type.Boolean(),
-  is_member: Type.Boolean({
-    description: 'whether the bot is in the channel (it can post only where it is)',
-  }),
-});
-
-const view = (c: ChatConnection) => ({
-  id: c.id,
-  project_id: c.project_id,
-  name: c.name,
-  team_id: c.team_id,
-  team_name: c.team_name,
-  surface: c.surface,
-  created_at: new Date(c.created_at).toISOString(),
-});
+import { withProblems } from '../schemas.ts';
 
 const ConnectionParams = Type.Object({
   projectId: Type.String({ maxLength: 200 }),
   id: Type.String({ maxLength: 200 }),
 });
 
-const AUTH_ERRORS = new Set([
-  'invalid_auth',
-  'not_authed',
-  'account_inactive',
-  'token_revoked',
-  'token_expired',
-]);
-
 /**
  * Team-chat connections. The path segment keeps the platform's product name as the interface
  * gives it. Connecting a workspace is an install done from the dashboard (operators:
  * `earshot chat connect`); the API lists, browses channels and deletes.
  */
-export const chatRoutes: FastifyPluginAsyncTypebox<{ delivery: DeliveryKit; dashboardUrl: string }> = async (
-  app,
-  { delivery, dashboardUrl },
-) => {
+export const chatRoutes: FastifyPluginAsyncTypebox<{
+  alerting: AlertApiServices;
+  dashboardUrl: string;
+}> = async (app, { alerting, dashboardUrl }) => {
+  const { delivery } = alerting;
   const base = '/v1/projects/:projectId/slack/connections';
   const notFound = (id: string) =>
     problem('not_found', `No team-chat connection ${id} in this project.`, {
@@ -70,6 +40,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ delivery: DeliveryKit; dash
       schema: {
         tags: ['team chat'],
         summary: 'List connected team-chat workspaces',
+        description: `A workspace is connected by installing the app from the project's team chat page in the dashboard (${dashboardLink(dashboardUrl, dashboardPaths.chat('{projectId}'))}).`,
         params: Type.Object({ projectId: Type.String({ maxLength: 200 }) }),
         querystring: Type.Object(pageQuery()),
         response: withProblems({ 200: ListEnvelope(ChatConnectionSchema) }),
@@ -81,7 +52,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ delivery: DeliveryKit; dash
       const limit = request.query.limit ?? 25;
       const after = app.cursors.decode(endpoint, request.query.cursor, Position.id());
       const rows = await delivery.chat.list(principal.project.id, after, limit + 1);
-      return app.cursors.page(endpoint, rows, limit, view, (c) => c.id);
+      return app.cursors.page(endpoint, rows, limit, chatConnectionView, (c) => c.id);
     },
   );
 
@@ -112,7 +83,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ delivery: DeliveryKit; dash
         limit: request.query.limit ?? 100,
       });
       if (!res.ok || !res.data) {
-        if (AUTH_ERRORS.has(res.error ?? '')) {
+        if (TOKEN_REJECTED_ERRORS.has(res.error ?? '')) {
           throw problem(
             'unprocessable_entity',
             `The chat platform no longer accepts this connection's token (${res.error}).`,
@@ -121,7 +92,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ delivery: DeliveryKit; dash
                 message:
                   'Reinstall the app for this workspace from the dashboard, then use the new connection.',
                 action: 'reconnect_chat_workspace',
-                url: `${dashboardUrl.replace(/\/$/, '')}/integrations`,
+                url: dashboardLink(dashboardUrl, dashboardPaths.chat(principal.project.id)),
               },
             },
           );

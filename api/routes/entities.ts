@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import { NO_MATCH } from '../../projections/analytics/analytics-store.ts';
-import { MentionQueries, type TopEntityRow } from '../../projections/analytics/mention-queries.ts';
+import type { TopEntityRow } from '../../projections/analytics/mention-queries.ts';
 import { ListEnvelope, Position, pageQuery, pageQueryAll } from '../pagination.ts';
 import { invalidParameter, problem } from '../problem.ts';
 import { DateParam, withProblems } from '../schemas.ts';
@@ -56,7 +56,7 @@ const TypesResponse = ListEnvelope(
 const POSITION = Type.Object({ m: Position.count(), id: Position.id() });
 
 export const entityRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = async (app, opts) => {
-  const mentions = new MentionQueries(opts.analytics);
+  const { mentions } = opts.reads;
   const { catalog } = opts;
 
   app.get(
@@ -173,15 +173,10 @@ export const entityRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = as
       const endpoint = 'entity-types';
       const after = app.cursors.decode(endpoint, request.query.cursor, Position.id());
       const limit = request.query.limit;
-      const rows = await opts.state.query<{ slug: string; name: string; entity_count: number }>(
-        `SELECT category_slug AS slug, min(category_name) AS name, count(*)::int AS entity_count
-         FROM catalog_entities WHERE ($1::text IS NULL OR category_slug > $1)
-         GROUP BY category_slug ORDER BY category_slug ${limit ? 'LIMIT $2' : ''}`,
-        limit ? [after ?? null, limit + 1] : [after ?? null],
-      );
+      const rows = await opts.lists.entityTypes(after, limit);
       const page = limit ? rows.slice(0, limit) : rows;
       const out: Static<typeof TypesResponse> = {
-        data: page.map((r) => ({ ...r, entity_count: Number(r.entity_count) })),
+        data: page,
         has_more: limit !== undefined && rows.length > limit,
       };
       if (out.has_more) out.cursor = app.cursors.encode(endpoint, page.at(-1)!.slug);

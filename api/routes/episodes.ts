@@ -1,16 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
-import { AdvertisingQueries } from '../../projections/analytics/advertising-queries.ts';
-import {
-  EpisodeQueries,
-  type FeedEpisodeRow,
-  type SpeakerRow,
-} from '../../projections/analytics/episode-queries.ts';
-import { MentionQueries } from '../../projections/analytics/mention-queries.ts';
+import type { FeedEpisodeRow, SpeakerRow } from '../../projections/analytics/episode-queries.ts';
 import type { EpisodeRow, PodcastRow } from '../../projections/catalog/catalog-reader.ts';
 import { Position, pageQuery, pageQueryAll, StrictCursorParam } from '../pagination.ts';
 import { IncludeParam, parseIncludes } from '../premium.ts';
-import { Timestamp, withProblems } from '../schemas.ts';
+import { nullable, Timestamp, withProblems } from '../schemas.ts';
 import { type AnalyticsRouteOptions, compactEntities, notFound } from '../views/analytics.ts';
 import {
   EntityCompact,
@@ -19,13 +13,12 @@ import {
   PodcastSummary,
   podcastSummary,
 } from '../views/catalog.ts';
+import { iso } from '../windows.ts';
 
 /**
  * Episodes: the episode feed, one episode with optional sections, and its transcript reads
  * (lines, mentions by entity, word timings).
  */
-const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
-const iso = (t: number | Date) => new Date(t).toISOString();
 
 const EPISODE_INCLUDES = ['speakers', 'segments', 'clips', 'entities', 'ad_reads'] as const;
 const EPISODE_PREMIUM = ['entities', 'ad_reads'] as const;
@@ -201,9 +194,7 @@ function speakerViews(rows: SpeakerRow[], people: Map<string, { id: string; name
 
 export const episodeRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = async (app, opts) => {
   const { catalog, dashboardUrl } = opts;
-  const episodes = new EpisodeQueries(opts.analytics);
-  const mentions = new MentionQueries(opts.analytics);
-  const ads = new AdvertisingQueries(opts.analytics);
+  const { episodes, mentions, ads } = opts.reads;
 
   async function resolveEpisode(ref: string): Promise<{ episode: EpisodeRow; podcast: PodcastRow }> {
     const episode = await catalog.episode(ref);

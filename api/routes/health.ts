@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { Readiness } from '../../infra/readiness.ts';
 
 const Check = Type.Object({ ok: Type.Boolean(), detail: Type.Optional(Type.Unknown()) });
 const ReadyBody = Type.Object({
@@ -9,6 +8,24 @@ const ReadyBody = Type.Object({
   info: Type.Record(Type.String(), Type.Unknown()),
 });
 
+/** One check of `GET /readyz`: whether it passes, and what it reports. */
+export interface CheckResult {
+  ok: boolean;
+  detail?: unknown;
+}
+
+/** What `GET /readyz` answers with: ready once every check passes, and facts that decide nothing. */
+export interface ReadinessReport {
+  ready: boolean;
+  checks: Record<string, CheckResult>;
+  info: Record<string, unknown>;
+}
+
+/** What `GET /readyz` reads: the process that serves the API decides what its checks are. */
+export interface ReadinessProbe {
+  evaluate(): Promise<ReadinessReport>;
+}
+
 /** What `GET /metrics` serves: the Prometheus text exposition of the process's metrics. */
 export interface MetricsText {
   render(): Promise<string>;
@@ -16,7 +33,7 @@ export interface MetricsText {
 
 /** Liveness and readiness probes of the operational contract, and the metrics read. */
 export const healthRoutes: FastifyPluginAsyncTypebox<{
-  readiness: Readiness;
+  readiness: ReadinessProbe;
   metrics?: MetricsText;
 }> = async (app, { readiness, metrics }) => {
   app.get(

@@ -1,11 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import { NO_MATCH } from '../../projections/analytics/analytics-store.ts';
-import { EpisodeQueries } from '../../projections/analytics/episode-queries.ts';
 import {
   type Change,
   type Counts,
-  MentionQueries,
   type PodcastSort,
   SORT_KEYS,
 } from '../../projections/analytics/mention-queries.ts';
@@ -175,8 +173,7 @@ const byPodcastPosition = (sort: PodcastSort) =>
 const LINE_POSITION = Type.Object({ p: Position.epochMs(), e: Position.id(), l: Position.uint32() });
 
 export const mentionRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = async (app, opts) => {
-  const mentions = new MentionQueries(opts.analytics);
-  const episodes = new EpisodeQueries(opts.analytics);
+  const { mentions, episodes } = opts.reads;
   const { catalog } = opts;
 
   app.get(
@@ -281,7 +278,7 @@ export const mentionRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
               image_url: p?.image_url ?? null,
               popularity: p?.popularity ?? r.popularity,
             },
-            change: r.mentions > 0 ? (r.previous_mentions > 0 ? 'continuing' : 'new') : 'dropped',
+            change: r.change,
             mention_count: r.mentions,
             episode_count: r.episodes,
             previous_mention_count: r.previous_mentions,

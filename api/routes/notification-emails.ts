@@ -1,75 +1,24 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyBaseLogger } from 'fastify';
 import {
-  issueVerificationToken,
-  mailVerification,
-  sendVerification,
-  verifyToken,
-} from '../../processors/delivery/email-verification.ts';
-import type { DeliveryKit } from '../../processors/delivery/kit.ts';
-import { alertsUsingNotificationEmail } from '../../projections/alerts/alerts-store.ts';
-import type { StateStore } from '../../projections/state/state-store.ts';
+  type AlertApiServices,
+  NotificationEmailSchema,
+  notificationEmailView,
+} from '../../processors/alerts/index.ts';
 import { principalOf } from '../plugins/authentication.ts';
 import { problem } from '../problem.ts';
-import { Timestamp, withProblems } from '../schemas.ts';
-
-export const NotificationEmail = Type.Object({
-  id: Type.String(),
-  organization_id: Type.String(),
-  email: Type.String(),
-  verified: Type.Boolean(),
-  verified_at: Type.Union([Timestamp, Type.Null()]),
-  created_at: Timestamp,
-});
-
-export interface EmailRow {
-  id: string;
-  organization_id: string;
-  email: string;
-  verified_at: Date | null;
-  created_at: Date;
-}
-
-export const emailView = (e: EmailRow) => ({
-  id: e.id,
-  organization_id: e.organization_id,
-  email: e.email,
-  verified: e.verified_at !== null,
-  verified_at: e.verified_at ? new Date(e.verified_at).toISOString() : null,
-  created_at: new Date(e.created_at).toISOString(),
-});
-
-/**
- * Issues the verification token of a newly added address and mails the link in the background
- * (the API answers without waiting for the SMTP server); failures are logged, never raised.
- */
-export function verificationSender(state: StateStore, delivery: DeliveryKit, log: FastifyBaseLogger) {
-  return async (row: { id: string; email: string }): Promise<void> => {
-    try {
-      const token = await issueVerificationToken(state, row.id);
-      if (!delivery.mailer) {
-        log.warn({ id: row.id }, 'no verification mail sent: SMTP_URL is not set');
-        return;
-      }
-      mailVerification(delivery.mailer, delivery.settings.publicUrl, row, token).catch((err: unknown) =>
-        log.error({ err, id: row.id }, 'could not send the verification mail'),
-      );
-    } catch (err) {
-      log.error({ err, id: row.id }, 'could not issue a verification token');
-    }
-  };
-}
+import { withProblems } from '../schemas.ts';
 
 /**
  * Notification emails beyond create and list (api/routes/accounts.ts): verification by the
  * mailed token (public: the link is opened from a mailbox), sending the mail again, and
  * deletion, which is refused while any alert of the organization lists the address.
  */
-export const notificationEmailRoutes: FastifyPluginAsyncTypebox<{
-  state: StateStore;
-  delivery: DeliveryKit;
-}> = async (app, { state, delivery }) => {
+export const notificationEmailRoutes: FastifyPluginAsyncTypebox<{ alerting: AlertApiServices }> = async (
+  app,
+  { alerting },
+) => {
+  const { alerts, notificationEmails } = alerting;
   const invalidToken = (location: string, token: string) =>
     problem('invalid_link_token', 'The verification token is unknown, already used or expired.', {
       errors: [{ location, message: 'is unknown, used or expired', value: token }],
@@ -87,7 +36,7 @@ export const notificationEmailRoutes: FastifyPluginAsyncTypebox<{
     description: 'the token of the mailed link; an unknown, used or expired one is a 401',
   });
   const Responses = withProblems({
-    200: NotificationEmail,
+    200: NotificationEmailSchema,
     401: Type.Ref('Problem', {
       description: '`invalid_link_token`: the token is unknown, already used or expired',
     }),
@@ -105,9 +54,9 @@ export const notificationEmailRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => {
-      const row = await verifyToken(state, request.query.token);
+      const row = await notificationEmails.verify(request.query.token);
       if (!row) throw invalidToken('query.token', request.query.token);
-      return emailView(row);
+      return notificationEmailView(row);
     },
   );
 
@@ -123,18 +72,14 @@ export const notificationEmailRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => {
-      const row = await verifyToken(state, request.body.token);
+      const row = await notificationEmails.verify(request.body.token);
       if (!row) throw invalidToken('body.token', request.body.token);
-      return emailView(row);
+      return notificationEmailView(row);
     },
   );
 
-  async function ownAddress(id: string, organizationId: string): Promise<EmailRow> {
-    const [row] = await state.query<EmailRow>(
-      `SELECT id, organization_id, email, verified_at, created_at FROM notification_emails
-       WHERE id = $1 AND organization_id = $2 AND deleted_at IS NULL`,
-      [id, organizationId],
-    );
+  async function ownAddress(id: string, organizationId: string) {
+    const row = await notificationEmails.get(id, organizationId);
     if (!row) {
       throw problem('not_found', `No notification email ${id} in this organization.`, {
         errors: [{ location: 'path.id', message: 'no such notification email', value: id }],
@@ -157,13 +102,13 @@ export const notificationEmailRoutes: FastifyPluginAsyncTypebox<{
       const principal = principalOf(request);
       const row = await ownAddress(request.params.id, principal.project.organization_id);
       if (row.verified_at) throw problem('conflict', `${row.email} is already verified.`);
-      if (!delivery.mailer) {
+      if (!notificationEmails.canMail) {
         throw problem(
           'service_unavailable',
           'Email is not configured on this deployment (SMTP_URL is unset).',
         );
       }
-      await sendVerification(state, delivery.mailer, delivery.settings.publicUrl, row);
+      await notificationEmails.resendVerification(row);
       return reply.code(202).send({ id: row.id, email: row.email });
     },
   );
@@ -182,7 +127,7 @@ export const notificationEmailRoutes: FastifyPluginAsyncTypebox<{
       const principal = principalOf(request);
       const orgId = principal.project.organization_id;
       const row = await ownAddress(request.params.id, orgId);
-      const using = await alertsUsingNotificationEmail(state, orgId, row.email);
+      const using = await alerts.usingNotificationEmail(orgId, row.email);
       if (using.length > 0) {
         const first = using[0]!;
         throw problem(
@@ -207,10 +152,7 @@ export const notificationEmailRoutes: FastifyPluginAsyncTypebox<{
           },
         );
       }
-      await state.query(
-        'UPDATE notification_emails SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL',
-        [row.id],
-      );
+      await notificationEmails.softDelete(row.id);
       return reply.code(204).send(null);
     },
   );

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { CLIP_TYPES, FILTER_ROLES, SEGMENT_TYPES } from '../../projections/search/search-index.ts';
+import { FILTER_ROLES } from '../../projections/search/search-index.ts';
+import { CLIP_TYPES, SEGMENT_TYPES } from '../../schemas/event-enums.ts';
 import { ListEnvelope, pageQuery, pageQueryAll } from '../pagination.ts';
 import { atLeastOneOf, notWith, onlyWithOneOf } from '../plugins/openapi-document.ts';
 import { DateParam, NOT_BLANK_PATTERN, StringEnum, WORDS_PATTERN, withProblems } from '../schemas.ts';

@@ -1,52 +1,19 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
-import { newAttemptId, sendWebhook } from '../../processors/delivery/channels.ts';
-import { matchEnvelope } from '../../processors/delivery/envelope.ts';
-import type { DeliveryKit } from '../../processors/delivery/kit.ts';
 import {
-  canonicalUrl,
-  OutboundRefusedError,
-  OutboundResolveError,
-} from '../../processors/delivery/outbound-guard.ts';
-import type { WebhookConnection } from '../../projections/alerts/webhook-connections.ts';
+  type AlertApiServices,
+  checkDestination,
+  sendTestWebhooks,
+  storedDestination,
+  TestDeliverySchema,
+  WebhookConnectionSchema,
+  webhookConnectionView,
+} from '../../processors/alerts/index.ts';
+import { requireOwnProject } from '../ownership.ts';
 import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { principalOf } from '../plugins/authentication.ts';
 import { invalidParameter, problem } from '../problem.ts';
-import { Timestamp, withProblems } from '../schemas.ts';
-
-const WebhookConnectionSchema = Type.Object({
-  id: Type.String(),
-  project_id: Type.String(),
-  name: Type.String(),
-  url: Type.String(),
-  created_at: Timestamp,
-  surface: Type.String({ description: '`PLATFORM` for connections made with an API key' }),
-  secret_prefix: Type.String({ description: 'masked prefix of the signing secret' }),
-  secret: Type.Optional(
-    Type.String({ description: 'the full signing secret: returned only on create and on rotate' }),
-  ),
-});
-
-const connectionView = (c: WebhookConnection, secret?: string) => ({
-  id: c.id,
-  project_id: c.project_id,
-  name: c.name,
-  url: c.url,
-  created_at: new Date(c.created_at).toISOString(),
-  surface: c.surface,
-  secret_prefix: c.secret_prefix,
-  ...(secret ? { secret } : {}),
-});
-
-const TestDelivery = Type.Object({
-  webhook_connection_id: Type.String(),
-  url: Type.String(),
-  delivered: Type.Boolean({ description: 'true when the endpoint answered 2xx' }),
-  status_code: Type.Union([Type.Integer(), Type.Null()]),
-  duration_ms: Type.Integer(),
-  error: Type.Union([Type.String(), Type.Null()]),
-});
+import { withProblems } from '../schemas.ts';
 
 const ProjectParams = Type.Object({ projectId: Type.String({ maxLength: 200 }) });
 const ConnectionParams = Type.Object({
@@ -54,45 +21,42 @@ const ConnectionParams = Type.Object({
   id: Type.String({ maxLength: 200 }),
 });
 
-/** A key acts for its own project only (by id or slug). */
-export function requireOwnProject(request: FastifyRequest, projectId: string) {
-  const principal = principalOf(request);
-  const project = principal.project;
-  if (projectId !== project.id && projectId !== project.slug) {
-    throw problem('forbidden', `This API key belongs to project ${project.id}, not ${projectId}.`, {
-      errors: [
-        { location: 'path.projectId', message: 'is not the project of this API key', value: projectId },
-      ],
-    });
-  }
-  return principal;
-}
-
-/**
- * Checks a destination URL with the outbound guard and returns its canonical form, the one to
- * store; a refusal is a 422 naming `location`.
- */
-export async function checkDestination(kit: DeliveryKit, url: string, location: string): Promise<string> {
-  try {
-    return (await kit.guard.check(url)).url.href;
-  } catch (err) {
-    if (err instanceof OutboundRefusedError || err instanceof OutboundResolveError) {
-      const message = err instanceof OutboundResolveError ? 'does not resolve to an address' : err.message;
-      throw invalidParameter(location, message, url);
-    }
-    throw err;
-  }
-}
-
 const notFound = (id: string) =>
   problem('not_found', `No webhook connection ${id} in this project.`, {
     errors: [{ location: 'path.id', message: 'no such webhook connection', value: id }],
   });
 
-export const webhookRoutes: FastifyPluginAsyncTypebox<{ delivery: DeliveryKit }> = async (
+/**
+ * A destination that is not a public address: how to reach one on purpose — a receiver on this
+ * machine with `earshot webhooks listen`, or a private network through the allowlist.
+ */
+function notPublic(reason: string, range: string, url: string) {
+  const local =
+    range === 'loopback'
+      ? 'To receive webhooks on the machine the service runs on, run `earshot webhooks listen --project ' +
+        '<project>`: it creates a connection to its own receiver and lets it through while it runs. '
+      : '';
+  return problem('validation_error', `body.url: ${reason}`, {
+    errors: [{ location: 'body.url', message: reason, value: url }],
+    resolve: {
+      action: 'allow_outbound_destination',
+      message:
+        `Webhooks are delivered to public addresses only. ${local}To deliver to a private network on ` +
+        'purpose, the operator lists it (CIDRs) in EARSHOT_OUTBOUND_ALLOWLIST and restarts the service.',
+    },
+  });
+}
+
+/**
+ * Webhook connections of a project (the signing secret is shown on create and rotate only) and
+ * test sends of an alert to its webhooks. Destinations pass the outbound guard
+ * (`checkDestination`); connections and test sends are the alerting module's.
+ */
+export const webhookRoutes: FastifyPluginAsyncTypebox<{ alerting: AlertApiServices }> = async (
   app,
-  { delivery },
+  { alerting },
 ) => {
+  const { delivery } = alerting;
   const { webhooks } = delivery;
   const base = '/v1/projects/:projectId/webhooks/connections';
 
@@ -116,13 +80,18 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ delivery: DeliveryKit }>
     },
     async (request, reply) => {
       const principal = requireOwnProject(request, request.params.projectId);
-      const url = await checkDestination(delivery, request.body.url, 'body.url');
+      const destination = await checkDestination(delivery.guard, request.body.url);
+      if (!destination.ok) {
+        if (destination.range) throw notPublic(destination.reason, destination.range, request.body.url);
+        throw invalidParameter('body.url', destination.reason, request.body.url);
+      }
+      const { url } = destination;
       const { connection, secret } = await webhooks.create({
         projectId: principal.project.id,
         url,
         name: request.body.name,
       });
-      return reply.code(201).send(connectionView(connection, secret));
+      return reply.code(201).send(webhookConnectionView(connection, secret));
     },
   );
 
@@ -147,7 +116,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ delivery: DeliveryKit }>
         endpoint,
         rows,
         limit,
-        (c) => connectionView(c),
+        (c) => webhookConnectionView(c),
         (c) => c.id,
       );
     },
@@ -167,7 +136,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ delivery: DeliveryKit }>
       const principal = requireOwnProject(request, request.params.projectId);
       const connection = await webhooks.get(principal.project.id, request.params.id);
       if (!connection) throw notFound(request.params.id);
-      return connectionView(connection);
+      return webhookConnectionView(connection);
     },
   );
 
@@ -188,20 +157,17 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ delivery: DeliveryKit }>
       if (!current) throw notFound(request.params.id);
       // A URL stored by an older release is canonicalised here, or refused (nothing can be
       // delivered to it: the connection should be deleted and made again).
-      let url: string;
-      try {
-        url = canonicalUrl(current.url).href;
-      } catch (err) {
-        if (!(err instanceof OutboundRefusedError)) throw err;
+      const stored = storedDestination(current.url);
+      if (!stored.ok) {
         throw invalidParameter(
           'path.id',
-          `has a stored URL that is refused (${err.message}); delete this connection and create a new one`,
+          `has a stored URL that is refused (${stored.reason}); delete this connection and create a new one`,
           request.params.id,
         );
       }
-      const rotated = await webhooks.rotate(principal.project.id, request.params.id, url);
+      const rotated = await webhooks.rotate(principal.project.id, request.params.id, stored.url);
       if (!rotated) throw notFound(request.params.id);
-      return connectionView(rotated.connection, rotated.secret);
+      return webhookConnectionView(rotated.connection, rotated.secret);
     },
   );
 
@@ -234,62 +200,30 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ delivery: DeliveryKit }>
           'persisted. A non-2xx or unreachable endpoint gives `delivered: false` (still 200). Deleted ' +
           'connections are skipped; with no active webhook connection the answer is 422.',
         params: Type.Object({ id: Type.String({ maxLength: 200 }) }),
-        response: withProblems({ 200: Type.Object({ deliveries: Type.Array(TestDelivery) }) }),
+        response: withProblems({ 200: Type.Object({ deliveries: Type.Array(TestDeliverySchema) }) }),
       },
     },
     async (request) => {
       const principal = principalOf(request);
-      const alert = (await delivery.content.alerts([request.params.id])).get(request.params.id);
-      if (!alert || alert.deleted || alert.project_id !== principal.project.id) {
+      const sent = await sendTestWebhooks(delivery, request.params.id, principal.project.id);
+      if (sent.status === 'no_alert') {
         throw problem('not_found', `No alert ${request.params.id} in this project.`, {
           errors: [{ location: 'path.id', message: 'no such alert', value: request.params.id }],
         });
       }
-      const connections = [...(await webhooks.forDelivery(alert.webhook_connection_ids)).values()].filter(
-        (c) => !c.deleted_at,
-      );
-      if (connections.length === 0) {
-        throw problem('unprocessable_entity', `Alert ${alert.id} has no active webhook connection.`, {
-          errors: [{ location: 'path.id', message: 'has no active webhook connection', value: alert.id }],
+      if (sent.status === 'no_connection') {
+        throw problem('unprocessable_entity', `Alert ${sent.alertId} has no active webhook connection.`, {
+          errors: [{ location: 'path.id', message: 'has no active webhook connection', value: sent.alertId }],
           resolve: {
             message:
               'Create a webhook connection, add a WEBHOOK channel with its id to the alert notifications, then retry.',
             action: 'add_webhook_channel',
-            endpoint: `/v1/alerts/${alert.id}`,
+            endpoint: `/v1/alerts/${sent.alertId}`,
             method: 'PATCH',
           },
         });
       }
-      const match = await delivery.content.sampleMatch(alert);
-      const deliveries = await Promise.all(
-        connections.map(async (c) => {
-          const attemptId = newAttemptId();
-          const envelope = matchEnvelope({
-            attemptId,
-            // A test send has no delivery record: the link points at the alert.
-            url: `${delivery.settings.publicUrl}/v1/alerts/${encodeURIComponent(alert.id)}`,
-            alert,
-            match,
-            test: true,
-          });
-          const res = await sendWebhook(delivery.http, {
-            url: c.url,
-            secret: c.secret,
-            attemptId,
-            body: JSON.stringify(envelope),
-            timeoutMs: delivery.settings.requestTimeoutMs,
-          });
-          return {
-            webhook_connection_id: c.id,
-            url: c.url,
-            delivered: res.outcome === 'delivered',
-            status_code: res.statusCode,
-            duration_ms: res.durationMs,
-            error: res.error,
-          };
-        }),
-      );
-      return { deliveries };
+      return { deliveries: sent.deliveries };
     },
   );
 };

@@ -1,37 +1,22 @@
-import {
-  type ClipHit,
-  type ClipType,
-  entityKey,
-  type FilterRole,
-  type SearchFilter,
-} from '../../projections/search/search-index.ts';
+import type { ClipHit, ClipType, SearchFilter } from '../../projections/search/search-index.ts';
 import { type Cursors, Position } from '../pagination.ts';
 import { invalidParameter, ProblemError } from '../problem.ts';
 import { MAX_DEPTH } from './dialogue-search.ts';
 import {
+  entityKeys,
+  placeFilter,
   publishedRange,
   type QueryEmbedder,
-  resolveCompany,
   resolveEntity,
   resolveEpisodeId,
   resolvePodcastId,
+  type SearchParams,
   type SearchServices,
 } from './search-services.ts';
 import { clipPersonIds, clipSearchItemView, clipView, episodeRef, loadCatalogContext } from './views.ts';
 
-export interface ClipSearchParams {
+export interface ClipSearchParams extends SearchParams<ClipType> {
   q?: string;
-  entity_id?: string;
-  company_id?: string;
-  episode_id?: string;
-  podcast_id?: string;
-  type?: ClipType;
-  role?: FilterRole;
-  since?: string;
-  until?: string;
-  sort?: 'relevance' | 'recency';
-  limit?: number;
-  cursor?: string;
 }
 
 const Offset = Position.offset(100_000);
@@ -65,20 +50,9 @@ export async function clipSearch(
   const sort = p.sort ?? (q ? 'relevance' : 'recency');
   const { catalog, index } = services;
   const filter: SearchFilter = { ...publishedRange(p.since, p.until) };
-  const keys: string[][] = [];
-  if (p.entity_id !== undefined) {
-    const e = await resolveEntity(catalog, p.entity_id, 'query.entity_id');
-    keys.push([entityKey(e.id, p.role)]);
-  }
-  if (p.company_id !== undefined) {
-    const c = await resolveCompany(catalog, p.company_id, 'query.company_id');
-    keys.push([entityKey(c.id, p.role)]);
-  }
+  const { keys } = await entityKeys(catalog, p);
   if (keys.length > 0) filter.clipKeys = keys;
-  if (p.episode_id !== undefined)
-    filter.episodeIds = [await resolveEpisodeId(catalog, p.episode_id, 'query.episode_id')];
-  if (p.podcast_id !== undefined)
-    filter.podcastIds = [await resolvePodcastId(catalog, p.podcast_id, 'query.podcast_id')];
+  Object.assign(filter, await placeFilter(catalog, p));
   if (p.type !== undefined) filter.clipTypes = [p.type];
 
   const endpoint = 'clip-search';

@@ -1,14 +1,11 @@
-import type { EntityRow } from '../../projections/catalog/catalog-reader.ts';
 import { reciprocalRankFusion } from '../../projections/search/rrf.ts';
-import {
-  entityKey,
-  type FilterRole,
-  type KeywordQuery,
-  type LineHit,
-  type SearchFilter,
-  type SegmentDoc,
-  type SegmentLine,
-  type SegmentType,
+import type {
+  KeywordQuery,
+  LineHit,
+  SearchFilter,
+  SegmentDoc,
+  SegmentLine,
+  SegmentType,
 } from '../../projections/search/search-index.ts';
 import { isEmptyKeywordQuery, parseKeywordQuery } from '../../projections/search/text-analysis.ts';
 import { feedbackQuery, PRF_DOCS, PRF_POOL } from '../../projections/search/vectors.ts';
@@ -16,31 +13,19 @@ import { type Cursors, Position } from '../pagination.ts';
 import { invalidParameter, ProblemError } from '../problem.ts';
 import { entityCompact } from '../views/catalog.ts';
 import {
+  entityKeys,
+  placeFilter,
   publishedRange,
   type QueryEmbedder,
-  resolveCompany,
-  resolveEntity,
-  resolveEpisodeId,
-  resolvePodcastId,
+  type SearchParams,
   type SearchServices,
 } from './search-services.ts';
 import { clipPersonIds, clipView, episodeRef, loadCatalogContext, segmentView } from './views.ts';
 
-export interface DialogueSearchParams {
+export interface DialogueSearchParams extends SearchParams<SegmentType> {
   semantic_search?: string;
   keyword_search?: string;
-  entity_id?: string;
   entity_type?: string;
-  company_id?: string;
-  episode_id?: string;
-  podcast_id?: string;
-  type?: SegmentType;
-  role?: FilterRole;
-  since?: string;
-  until?: string;
-  sort?: 'relevance' | 'recency';
-  limit?: number;
-  cursor?: string;
 }
 
 const ENDPOINT = 'dialogue-search';
@@ -99,26 +84,13 @@ export async function dialogueSearch(
   // References, then the filter.
   const { catalog, index } = services;
   const filter: SearchFilter = { ...publishedRange(p.since, p.until) };
-  let entity: EntityRow | undefined;
-  let company: EntityRow | undefined;
-  const keys: string[][] = [];
-  if (p.entity_id !== undefined) {
-    entity = await resolveEntity(catalog, p.entity_id, 'query.entity_id');
-    keys.push([entityKey(entity.id, p.role)]);
-  }
-  if (p.company_id !== undefined) {
-    company = await resolveCompany(catalog, p.company_id, 'query.company_id');
-    keys.push([entityKey(company.id, p.role)]);
-  }
+  const { keys, entity, company } = await entityKeys(catalog, p);
   if (p.entity_type !== undefined && !entity) {
     const ids = await entityIdsOfType(services, p.entity_type);
     keys.push(ids);
   }
   if (keys.length > 0) filter.keys = keys;
-  if (p.episode_id !== undefined)
-    filter.episodeIds = [await resolveEpisodeId(catalog, p.episode_id, 'query.episode_id')];
-  if (p.podcast_id !== undefined)
-    filter.podcastIds = [await resolvePodcastId(catalog, p.podcast_id, 'query.podcast_id')];
+  Object.assign(filter, await placeFilter(catalog, p));
   if (p.type !== undefined) filter.segmentTypes = [p.type];
   const focus = entity ?? company;
 

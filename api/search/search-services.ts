@@ -1,6 +1,11 @@
 import type { CatalogReader, EntityRow } from '../../projections/catalog/catalog-reader.ts';
 import type { EmbeddingsPort } from '../../projections/embeddings/embeddings-port.ts';
-import type { SearchIndex } from '../../projections/search/search-index.ts';
+import {
+  entityKey,
+  type FilterRole,
+  type SearchFilter,
+  type SearchIndex,
+} from '../../projections/search/search-index.ts';
 import type { Queryable } from '../../projections/state/state-store.ts';
 import { invalidParameter, problem } from '../problem.ts';
 import { parseInstant } from '../windows.ts';
@@ -98,6 +103,54 @@ export async function resolveEpisodeId(
   const row = await catalog.episode(ref);
   if (!row) throw notFound(location, 'no episode has this slug or ID', ref);
   return row.id;
+}
+
+/** The parameters dialogue and clip search share; `type` is a segment type or a clip type. */
+export interface SearchParams<Type extends string> {
+  entity_id?: string;
+  company_id?: string;
+  episode_id?: string;
+  podcast_id?: string;
+  type?: Type;
+  role?: FilterRole;
+  since?: string;
+  until?: string;
+  sort?: 'relevance' | 'recency';
+  limit?: number;
+  cursor?: string;
+}
+
+/**
+ * The entity and company a search names (`entity_id`, `company_id`), each as the index key of its
+ * mentions, or of its speaking in `role` when a role is given.
+ */
+export async function entityKeys(
+  catalog: CatalogReader,
+  p: { entity_id?: string; company_id?: string; role?: string },
+): Promise<{ keys: string[][]; entity?: EntityRow; company?: EntityRow }> {
+  const out: { keys: string[][]; entity?: EntityRow; company?: EntityRow } = { keys: [] };
+  if (p.entity_id !== undefined) {
+    out.entity = await resolveEntity(catalog, p.entity_id, 'query.entity_id');
+    out.keys.push([entityKey(out.entity.id, p.role)]);
+  }
+  if (p.company_id !== undefined) {
+    out.company = await resolveCompany(catalog, p.company_id, 'query.company_id');
+    out.keys.push([entityKey(out.company.id, p.role)]);
+  }
+  return out;
+}
+
+/** The episode and podcast a search is narrowed to (`episode_id`, `podcast_id`). */
+export async function placeFilter(
+  catalog: CatalogReader,
+  p: { episode_id?: string; podcast_id?: string },
+): Promise<Pick<SearchFilter, 'episodeIds' | 'podcastIds'>> {
+  const out: Pick<SearchFilter, 'episodeIds' | 'podcastIds'> = {};
+  if (p.episode_id !== undefined)
+    out.episodeIds = [await resolveEpisodeId(catalog, p.episode_id, 'query.episode_id')];
+  if (p.podcast_id !== undefined)
+    out.podcastIds = [await resolvePodcastId(catalog, p.podcast_id, 'query.podcast_id')];
+  return out;
 }
 
 function notFound(location: string, message: string, value: string) {

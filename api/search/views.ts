@@ -1,18 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { EntityRow, EpisodeRow, PodcastRow } from '../../projections/catalog/catalog-reader.ts';
 import { MATCH_QUALITIES } from '../../projections/search/name-match.ts';
-import {
-  CLIP_TYPES,
-  SEGMENT_TYPES,
-  type SegmentDoc,
-  type StoredClip,
-} from '../../projections/search/search-index.ts';
-import { StringEnum } from '../schemas.ts';
+import type { SegmentDoc, StoredClip } from '../../projections/search/search-index.ts';
+import { CLIP_TYPES, SEGMENT_TYPES } from '../../schemas/event-enums.ts';
+import { nullable as Nullable, StringEnum } from '../schemas.ts';
 import { EntityCompact, EpisodeReference, entityCompact, episodeReference } from '../views/catalog.ts';
 
 /** Response shapes of dialogue, clip, entity and podcast search (spec: Dialogue search result, Clip, …). */
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
 export const SegmentTypeSchema = StringEnum(SEGMENT_TYPES);
 export const ClipTypeSchema = StringEnum(CLIP_TYPES);
@@ -137,13 +131,18 @@ export const CompanyEnvelope = Type.Object({
 
 const CategorySchema = Type.Object({ name: Type.String(), slug: Type.String() });
 
-export const PersonRecord = Type.Object({
+/** What every entity record of a search result starts with. */
+const EntityRecordFields = {
   id: Type.String(),
   name: Type.String(),
   slug: Type.String(),
   description: Nullable(Type.String()),
   image_url: Nullable(Type.String()),
   wikipedia_url: Nullable(Type.String()),
+};
+
+export const PersonRecord = Type.Object({
+  ...EntityRecordFields,
   title: Nullable(Type.String()),
   company: Nullable(
     Type.Object({
@@ -160,12 +159,7 @@ export const PersonRecord = Type.Object({
 });
 
 export const CompanyRecord = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  slug: Type.String(),
-  description: Nullable(Type.String()),
-  image_url: Nullable(Type.String()),
-  wikipedia_url: Nullable(Type.String()),
+  ...EntityRecordFields,
   domain: Nullable(Type.String()),
   ticker: Nullable(Type.String()),
   type: CategorySchema,
@@ -174,12 +168,7 @@ export const CompanyRecord = Type.Object({
 });
 
 export const KnowledgeGraphRecord = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  slug: Type.String(),
-  description: Nullable(Type.String()),
-  image_url: Nullable(Type.String()),
-  wikipedia_url: Nullable(Type.String()),
+  ...EntityRecordFields,
   type: CategorySchema,
   aliases: Type.Array(Type.String()),
 });

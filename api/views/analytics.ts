@@ -1,27 +1,27 @@
 import { Type } from '@sinclair/typebox';
-import { type AnalyticsStore, NO_MATCH } from '../../projections/analytics/analytics-store.ts';
-import type {
-  GuestCriteria,
-  MentionScope,
-  SpeakerRole,
-} from '../../projections/analytics/mention-queries.ts';
-import { primaryLanguage } from '../../projections/analytics/rows.ts';
+import type { AnalyticsReads } from '../../projections/analytics/analytics-reads.ts';
+import { NO_MATCH } from '../../projections/analytics/analytics-store.ts';
+import type { GuestCriteria, MentionRole, MentionScope } from '../../projections/analytics/mention-scope.ts';
+import { languageKey } from '../../projections/analytics/rows.ts';
+import type { CatalogLists } from '../../projections/catalog/catalog-lists.ts';
 import type {
   CatalogReader,
   EntityRow,
   EpisodeRow,
   PodcastRow,
 } from '../../projections/catalog/catalog-reader.ts';
-import type { StateStore } from '../../projections/state/state-store.ts';
 import { invalidParameter, problem } from '../problem.ts';
 import { DateParam, StringEnum, Timestamp } from '../schemas.ts';
-import { EntityCompact, entityCompact, episodeReference } from './catalog.ts';
+import { EntityCompact, employersOf, entityCompact, episodeReference } from './catalog.ts';
 
-/** What the analytics, catalog and transcript routes read from. */
+/** What the analytics, catalog and transcript routes read from (built once, in api/app.ts). */
 export interface AnalyticsRouteOptions {
-  analytics: AnalyticsStore;
+  /** The analytics store's query services: mentions, episodes, charts, ads. */
+  reads: AnalyticsReads;
+  /** References resolved, rows by id. */
   catalog: CatalogReader;
-  state: StateStore;
+  /** The catalog as pages. */
+  lists: CatalogLists;
   dashboardUrl: string;
   /** Podcast search by name (api/search/name-search.ts): what `GET /v1/podcasts?q=` answers with. */
   searchPodcasts?: (p: { q: string; limit?: number; cursor?: string }) => Promise<unknown>;
@@ -160,7 +160,7 @@ export function notFound(location: string, message: string, value: unknown) {
   return problem('not_found', `${location}: ${message}`, { errors: [{ location, message, value }] });
 }
 
-const ROLE_MAP: Record<string, SpeakerRole | undefined> = {
+const ROLE_MAP: Record<string, MentionRole | undefined> = {
   guest: 'GUEST',
   host: 'HOST',
   panelist: 'PANELIST',
@@ -189,18 +189,14 @@ export async function resolveScope(
     scope.publisherId = (await catalog.publisher(q.publisher_id))?.id ?? NO_MATCH;
   const role = q.role ? ROLE_MAP[q.role] : undefined;
   if (role) scope.role = role;
-  if (q.language !== undefined) scope.lang = primaryLanguage(q.language);
+  if (q.language !== undefined) scope.lang = languageKey(q.language);
   if (Object.keys(guest).length > 0) scope.guest = guest;
   return scope;
 }
 
 /** Entity compact views, with each person's employer looked up. */
 export async function compactEntities(catalog: CatalogReader, rows: EntityRow[]) {
-  const employers = await catalog.entitiesByIds(
-    rows
-      .map((r) => r.person?.company_id)
-      .filter((id): id is string => typeof id === 'string' && id.length > 0),
-  );
+  const employers = await employersOf(catalog, rows);
   return rows.map((r) =>
     entityCompact(r, r.person?.company_id ? employers.get(r.person.company_id) : undefined),
   );

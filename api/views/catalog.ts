@@ -1,5 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import type { EntityRow, EpisodeRow, PodcastRow } from '../../projections/catalog/catalog-reader.ts';
+import type {
+  CatalogReader,
+  EntityRow,
+  EpisodeRow,
+  PodcastRow,
+} from '../../projections/catalog/catalog-reader.ts';
 import { Timestamp } from '../schemas.ts';
 
 /**
@@ -83,4 +88,13 @@ export function entityCompact(e: EntityRow, employer?: EntityRow) {
           }
         : null,
   };
+}
+
+/** The employers of these entities' people (`person.company_id`), by id. */
+export function employersOf(catalog: CatalogReader, rows: EntityRow[]): Promise<Map<string, EntityRow>> {
+  return catalog.entitiesByIds(
+    rows
+      .map((r) => r.person?.company_id)
+      .filter((id): id is string => typeof id === 'string' && id.length > 0),
+  );
 }

@@ -329,10 +329,6 @@ export async function assertReachable(path: string, who: RunAs): Promise<void> {
   }
 }
 
-export function fileExists(path: string): boolean {
-  return existsSync(path);
-}
-
 export function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();

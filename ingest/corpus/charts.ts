@@ -1,7 +1,7 @@
 import type { BiasEvaluation, ChartSnapshotRow } from '../../schemas/generated/index.ts';
+import { CATEGORIES } from '../../schemas/occupations.ts';
 import type { Catalog, GenPodcast } from './catalog.ts';
 import { hash32, type Rng } from './rng.ts';
-import { CATEGORIES } from './vocabulary/occupations.ts';
 import type { Lang } from './vocabulary/types.ts';
 
 /**

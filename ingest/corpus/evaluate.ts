@@ -1,4 +1,4 @@
-import { detectMentions, type EpisodeFacts } from '../../processors/mentions/detect.ts';
+import { detectMentions, type EpisodeFacts, episodeFacts } from '../../processors/mentions/detect.ts';
 import { Gazetteer } from '../../processors/mentions/gazetteer.ts';
 import { identifySpeakers } from '../../processors/speakers/identify.ts';
 import type {
@@ -95,13 +95,7 @@ export async function loadCorpusContext(dir: string): Promise<CorpusContext> {
 export function factsFor(ctx: CorpusContext, episodeId: string): EpisodeFacts | undefined {
   const episode = ctx.episodes.get(episodeId);
   if (!episode) return undefined;
-  const podcast = ctx.podcasts.get(episode.podcast_id);
-  return {
-    episode,
-    podcastCategories: podcast?.categories.map((c) => c.slug) ?? [],
-    hostIds: podcast?.hosts ?? [],
-    adReads: ctx.adReads.get(episodeId) ?? [],
-  };
+  return episodeFacts(episode, ctx.podcasts.get(episode.podcast_id), ctx.adReads.get(episodeId) ?? []);
 }
 
 export async function evaluateMentions(dir: string, context?: CorpusContext): Promise<MentionEvaluation> {

@@ -1,5 +1,5 @@
-import type { Catalog, GenPerson, GenPodcast } from './catalog.ts';
-import type { GeneratedEpisode, PlantedMention, SpeakerTruth } from './episode.ts';
+import type { Catalog, GenPerson, GenPodcast } from './catalog-types.ts';
+import type { GeneratedEpisode, PlantedMention, SpeakerTruth } from './episode-truth.ts';
 import { hash32, type Rng } from './rng.ts';
 
 /**

@@ -1,6 +1,6 @@
 import Parser from 'rss-parser';
 import type { EpisodePublished, Podcast } from '../../schemas/generated/index.ts';
-import { slugify } from '../corpus/catalog.ts';
+import { nameSlug } from '../../schemas/text-folding.ts';
 import { hash32, stableId } from '../corpus/rng.ts';
 
 /**
@@ -97,14 +97,14 @@ function stripHtml(text: string | undefined): string | null {
 export function podcastFromFeed(url: string, feed: ParsedFeed, now: number): Podcast {
   const title = feed.title?.trim() || url;
   const categories = (feed.itunes?.categories ?? []).map((c) => ({
-    slug: slugify(c),
+    slug: nameSlug(c),
     name: c,
     parent_slug: null,
   }));
   const explicit = feed.itunes?.explicit?.toLowerCase();
   return {
     id: podcastIdForFeed(url),
-    slug: `${slugify(title).slice(0, 60) || 'podcast'}-${hash32(url).toString(16).slice(0, 6)}`,
+    slug: `${nameSlug(title).slice(0, 60) || 'podcast'}-${hash32(url).toString(16).slice(0, 6)}`,
     directory_id: null,
     title,
     description: stripHtml(feed.description),
@@ -136,7 +136,7 @@ export function episodeFromItem(
   const credited = [...people(feed.persons, 'host'), ...people(item.persons, 'guest')];
   return {
     id,
-    slug: `${slugify(title).slice(0, 60) || 'episode'}-${id.slice(3, 9)}`,
+    slug: `${nameSlug(title).slice(0, 60) || 'episode'}-${id.slice(3, 9)}`,
     podcast_id: podcastIdForFeed(url),
     guid,
     title,

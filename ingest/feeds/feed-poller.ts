@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import type { OutboundHttp } from '../../processors/delivery/outbound-http.ts';
 import type { EpisodePublished } from '../../schemas/generated/index.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import type { EventProducer } from '../event-producer.ts';
@@ -29,12 +28,38 @@ export interface PollResult {
   error?: string;
 }
 
+/**
+ * What the poller needs of an HTTP client: a GET that passes the outbound guard, follows a
+ * bounded number of redirects (each target checked again) and stops reading at a size. Infra
+ * gives it the guarded client of the alerting module (the one webhooks use), so ingest depends
+ * on no module downstream of it.
+ */
+export interface FeedHttp {
+  get(request: {
+    url: string;
+    headers: Record<string, string>;
+    /** End-to-end budget over every hop. */
+    timeoutMs: number;
+    maxRedirects: number;
+    /** A longer 2xx body is an error. */
+    maxBodyBytes: number;
+  }): Promise<{
+    /** HTTP status when a response arrived. */
+    status?: number;
+    headers?: Record<string, string | string[] | undefined>;
+    /** The body of a 2xx answer. */
+    body?: Buffer;
+    /** Why no usable response arrived (timeout, refusal, too many redirects, too large). */
+    error?: string;
+  }>;
+}
+
 export interface FeedPollerOptions {
   store: FeedStore;
   producer: EventProducer;
   logger: Logger;
   /** The guarded HTTP client (the outbound guard with `EARSHOT_OUTBOUND_ALLOWLIST`). */
-  http: Pick<OutboundHttp, 'get'>;
+  http: FeedHttp;
   /** Records published podcasts and episodes as ingested (for referential checks of later ingests). */
   state?: IngestState;
   tickMs?: number;

@@ -9,7 +9,7 @@ import type {
   Podcast,
   Transcript,
 } from '../../schemas/generated/index.ts';
-import type { EpisodeFacts, FoundMention } from '../mentions/detect.ts';
+import { type EpisodeFacts, episodeFacts, type FoundMention } from '../mentions/detect.ts';
 import { Gazetteer } from '../mentions/gazetteer.ts';
 
 /**
@@ -185,13 +185,7 @@ export class EpisodeContextStore {
   facts(episodeId: string): EpisodeFacts | undefined {
     const episode = this.episodes.get(episodeId);
     if (!episode) return undefined;
-    const podcast = this.podcasts.get(episode.podcast_id);
-    return {
-      episode,
-      podcastCategories: podcast?.categories.map((c) => c.slug) ?? [],
-      hostIds: podcast?.hosts ?? [],
-      adReads: this.adReadsOf(episodeId),
-    };
+    return episodeFacts(episode, this.podcasts.get(episode.podcast_id), this.adReadsOf(episodeId));
   }
 
   /** True when the episode is known and everything produced before `timestamp` was applied. */

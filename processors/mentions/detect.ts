@@ -2,6 +2,7 @@ import type {
   AdReads,
   EpisodePublished,
   MentionsDetected,
+  Podcast,
   Transcript,
 } from '../../schemas/generated/index.ts';
 import { Disambiguator, type Placed, partOfAnotherName } from './disambiguate.ts';
@@ -44,6 +45,20 @@ export interface EpisodeFacts {
   /** Person entity ids of the podcast's regular hosts. */
   hostIds: string[];
   adReads: AdReads['ad_reads'];
+}
+
+/** The facts of `episode`, from its podcast (when known) and its ad reads. */
+export function episodeFacts(
+  episode: EpisodeFacts['episode'],
+  podcast: Pick<Podcast, 'categories' | 'hosts'> | undefined,
+  adReads: AdReads['ad_reads'],
+): EpisodeFacts {
+  return {
+    episode,
+    podcastCategories: podcast?.categories.map((c) => c.slug) ?? [],
+    hostIds: podcast?.hosts ?? [],
+    adReads,
+  };
 }
 
 interface Taken {

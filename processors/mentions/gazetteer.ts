@@ -1,7 +1,8 @@
 import type { Entity } from '../../schemas/generated/index.ts';
 import { everydayWord, functionWord, ordinaryWord } from './lexicon.ts';
 import { phoneticKey } from './phonetic.ts';
-import { fold, stem, type Token, tokenize } from './tokenize.ts';
+import { foldAccents as fold } from '../../schemas/text-folding.ts';
+import { stem, type Token, tokenize } from './tokenize.ts';
 
 /**
  * The alias automaton: a trie over normalised tokens, compiled from the entity catalog. Every

@@ -1,3 +1,5 @@
+import { foldAccents } from '../../schemas/text-folding.ts';
+
 /**
  * Tokenisation shared by the alias automaton, the detector and the corpus generator's checks.
  *
@@ -19,17 +21,6 @@ export interface Token {
 
 const TOKEN = /[@$#]?[\p{L}\p{N}]+(?:[.'’\-&][\p{L}\p{N}]+)*/gu;
 const ELISION = /^(?:[ldjnmtsc]|qu)['’](?=[\p{L}])/iu;
-const ASCII = /^[\x20-\x7e]*$/;
-
-export function fold(text: string): string {
-  const lower = text.toLowerCase();
-  if (ASCII.test(lower)) return lower;
-  return lower
-    .normalize('NFD')
-    .replace(/\p{M}+/gu, '')
-    .replace(/’/g, "'");
-}
-
 export function tokenize(text: string): Token[] {
   const out: Token[] = [];
   TOKEN.lastIndex = 0;
@@ -50,7 +41,7 @@ export function tokenize(text: string): Token[] {
       surface = surface.slice(elision[0].length);
       start += elision[0].length;
     }
-    let norm = fold(surface);
+    let norm = foldAccents(surface);
     if (norm.startsWith('www.') && norm.length > 4) norm = norm.slice(4);
     out.push({ surface, norm, start, end: start + surface.length, possessive });
   }
@@ -59,7 +50,7 @@ export function tokenize(text: string): Token[] {
 
 /** Light stemming for context matching: folds plurals and common verb endings. */
 export function stem(word: string): string {
-  let w = fold(word);
+  let w = foldAccents(word);
   if (w.length > 5 && w.endsWith('ing')) w = w.slice(0, -3);
   else if (w.length > 4 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
   else if (w.length > 4 && w.endsWith('ed')) w = w.slice(0, -2);

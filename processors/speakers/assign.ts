@@ -2,7 +2,8 @@ import type { Entity, SpeakersIdentified, Transcript } from '../../schemas/gener
 import type { Gazetteer } from '../mentions/gazetteer.ts';
 import { LineView } from '../mentions/line-view.ts';
 import { phoneticKey } from '../mentions/phonetic.ts';
-import { fold, type Token, tokenize } from '../mentions/tokenize.ts';
+import { foldAccents as fold } from '../../schemas/text-folding.ts';
+import { type Token, tokenize } from '../mentions/tokenize.ts';
 import { type Cue, type Ref, readCues } from './cues.ts';
 
 /**

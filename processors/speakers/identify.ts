@@ -1,4 +1,3 @@
-import { CATEGORIES, OCCUPATIONS, TOPIC_FIELDS } from '../../ingest/corpus/vocabulary/occupations.ts';
 import type {
   AdReads,
   Entity,
@@ -7,6 +6,7 @@ import type {
   SpeakersIdentified,
   Transcript,
 } from '../../schemas/generated/index.ts';
+import { CATEGORIES, OCCUPATIONS, TOPIC_FIELDS } from '../../schemas/occupations.ts';
 import { adLineSet } from '../mentions/detect.ts';
 import type { Gazetteer } from '../mentions/gazetteer.ts';
 import { assignSpeakers } from './assign.ts';
@@ -23,7 +23,6 @@ import { assignSpeakers } from './assign.ts';
  * is recorded audio (SOUNDBITE_SPEAKER, no person). Roles come from the credits, the podcast's
  * hosts, or the kind of hand-off; each label carries the assignment's confidence.
  */
-export const IDENTIFIER_VERSION = 'sentence-cues-2';
 
 type Role = SpeakersIdentified['speakers'][number]['role'];
 
@@ -60,6 +59,23 @@ function fieldsFor(categories: string[]): Set<string> {
   return out;
 }
 
+/**
+ * Speaker identification: maps the diarization labels of one transcript to people and roles.
+ *
+ * Candidates are the podcast's hosts (Podcast.hosts), the people the feed credits
+ * (EpisodePublished.people) and every person the dialogue names (through the alias automaton).
+ * Evidence, from the dialogue:
+ * - self-introduction: "I'm Dana Whitfield", "je suis…", "ich bin…", "soy…" → this line's label;
+ * - hand-off: "joining me today is…", "let's go to our correspondent…", "here's what … said",
+ *   "heute zu Gast ist…" → the next speaker; a first name addressed at the start or end of a
+ *   line ("Marcus, what do you make of it?") → the next speaker;
+ * - thanks: "Thanks for having me, Dana" → the previous speaker;
+ * - a call-in ("Maria from Chicago, you're on the air") → the next speaker is AUDIENCE;
+ * - a label heard only inside ad reads is recorded audio (SOUNDBITE_SPEAKER, no person).
+ * Votes are resolved greedily, strongest first, one label per person. Labels left over take the
+ * remaining host (by line count) or credited person when exactly one is left; otherwise they stay
+ * unnamed GUESTs. Roles come from the credits, the podcast's hosts, or the kind of hand-off.
+ */
 export function identifySpeakers(
   transcript: Transcript,
   facts: SpeakerFacts,

@@ -1,4 +1,5 @@
-import { type AnalyticsStore, idFilter, type QueryParams, type ScopeId } from './analytics-store.ts';
+import type { AnalyticsStore, QueryParams, ScopeId } from './analytics-store.ts';
+import { instant, inWindow, PUBLISHER_PODCASTS, scopeFilters } from './scope-filters.ts';
 import { bucketSql, type Interval, type Window } from './time-buckets.ts';
 
 /**
@@ -67,13 +68,11 @@ export class AdvertisingQueries {
   ): Promise<SponsorTrendRow[]> {
     const rows = await this.store.query<SponsorTrendRow>(
       `SELECT sponsor_key, any(sponsor_name) AS sponsor_name, any(company_id) AS company_id,
-         countIf(published_at >= fromUnixTimestamp64Milli({mid:Int64}, 'UTC')) AS recent,
-         countIf(published_at < fromUnixTimestamp64Milli({mid:Int64}, 'UTC')) AS previous,
-         uniqExactIf(podcast_id, published_at >= fromUnixTimestamp64Milli({mid:Int64}, 'UTC')) AS recent_podcasts,
+         countIf(published_at >= ${instant('mid')}) AS recent,
+         countIf(published_at < ${instant('mid')}) AS previous,
+         uniqExactIf(podcast_id, published_at >= ${instant('mid')}) AS recent_podcasts,
          toUnixTimestamp64Milli(max(published_at)) AS last_ad_ms
-       FROM ${ADS}
-         AND published_at >= fromUnixTimestamp64Milli({lo:Int64}, 'UTC')
-         AND published_at < fromUnixTimestamp64Milli({hi:Int64}, 'UTC')
+       FROM ${ADS} AND ${inWindow().join(' AND ')}
        GROUP BY sponsor_key
        HAVING recent > previous AND recent_podcasts >= {reach:UInt32}
        ORDER BY recent - previous DESC, recent DESC, sponsor_key ASC`,
@@ -116,8 +115,6 @@ export class AdvertisingQueries {
   /** Ad totals over the podcasts of one publisher (all time). */
   async publisherTotals(publisherId: string): Promise<PublisherAdTotals> {
     const params = { publisher: publisherId };
-    const inPublisher =
-      'podcast_id IN (SELECT id FROM podcasts FINAL WHERE publisher_id = {publisher:String})';
     const [row] = await this.store.query<PublisherAdTotals>(
       `SELECT countIf(is_network_promo = 0) AS total_ads, uniqExactIf(sponsor_key, is_network_promo = 0) AS unique_sponsors,
          uniqExactIf(episode_id, is_network_promo = 0) AS episode_reach,
@@ -125,7 +122,7 @@ export class AdvertisingQueries {
          countIf(is_network_promo = 0 AND read_type = 'host_read') AS host_read,
          countIf(is_network_promo = 0 AND read_type = 'pre_recorded') AS pre_recorded,
          countIf(is_network_promo = 1) AS network_promos
-       FROM ad_reads FINAL WHERE published_at > toDateTime64(0, 3, 'UTC') AND ${inPublisher}`,
+       FROM ad_reads FINAL WHERE published_at > toDateTime64(0, 3, 'UTC') AND ${PUBLISHER_PODCASTS}`,
       params,
     );
     const n = (v: unknown) => Number(v ?? 0);
@@ -145,7 +142,7 @@ export class AdvertisingQueries {
     const rows = await this.store.query<PublisherSponsorRow>(
       `SELECT sponsor_key, any(sponsor_name) AS sponsor_name, any(company_id) AS company_id, count() AS ad_count,
          uniqExact(episode_id) AS episode_count, uniqExact(podcast_id) AS podcast_count
-       FROM ${ADS} AND podcast_id IN (SELECT id FROM podcasts FINAL WHERE publisher_id = {publisher:String})
+       FROM ${ADS} AND ${PUBLISHER_PODCASTS}
        GROUP BY sponsor_key ORDER BY ad_count DESC, sponsor_key ASC`,
       { publisher: publisherId },
     );
@@ -165,23 +162,7 @@ export class AdvertisingQueries {
     scope: { podcastId?: ScopeId; publisherId?: ScopeId },
   ): Promise<{ buckets: Map<number, AdCounts>; totals: AdCounts }> {
     const params: QueryParams = { company: companyId, lo: window.start, hi: window.end };
-    const where = [
-      'company_id = {company:String}',
-      "published_at >= fromUnixTimestamp64Milli({lo:Int64}, 'UTC')",
-      "published_at < fromUnixTimestamp64Milli({hi:Int64}, 'UTC')",
-    ];
-    if (scope.podcastId !== undefined)
-      where.push(idFilter(params, 'podcast', scope.podcastId, 'podcast_id = {podcast:String}'));
-    if (scope.publisherId !== undefined) {
-      where.push(
-        idFilter(
-          params,
-          'publisher',
-          scope.publisherId,
-          'podcast_id IN (SELECT id FROM podcasts FINAL WHERE publisher_id = {publisher:String})',
-        ),
-      );
-    }
+    const where = ['company_id = {company:String}', ...inWindow(), ...scopeFilters(params, scope)];
     const rows = await this.store.query<{
       bucket: number;
       total: number;

@@ -19,24 +19,15 @@ import { type AnalyticsStore, compactAnalytics } from './analytics-store.ts';
 import {
   AD_FACTS,
   adReadsSet,
-  biasRow,
-  chartRow,
   clipsSet,
   type EpisodeSet,
-  entityRow,
-  episodeRow,
   mentionsSet,
-  podcastRow,
-  publisherRow,
-  type Row,
-  SET_TABLES,
-  type SetKind,
   segmentsSet,
   speakersSet,
-  TABLES,
-  type TableName,
   transcriptSet,
-} from './rows.ts';
+} from './episode-sets.ts';
+import { biasRow, chartRow, entityRow, episodeRow, podcastRow, publisherRow, type Row } from './rows.ts';
+import { SET_TABLES, type SetKind, SORTING_KEYS, TABLES, type TableName } from './tables.ts';
 
 /**
  * Projectors from the topics into the analytics store. Each handles a record purely (event →
@@ -84,9 +75,10 @@ export class EpisodeSetWriter {
       );
       if (fresh.length === 0) continue;
       const replacing = fresh.filter((s) => current.has(s.episodeId));
-      const tables = SET_TABLES[kind] as Partial<Record<TableName, readonly string[]>>;
+      const tables: readonly TableName[] = SET_TABLES[kind];
       if (replacing.length > 0) {
-        for (const [table, key] of Object.entries(tables) as [TableName, readonly string[]][]) {
+        for (const table of tables) {
+          const key = SORTING_KEYS[table];
           // Hide every row of the older set: a marker repeats the row's key with a newer version.
           await this.store.command(
             `INSERT INTO ${table} (${key.join(', ')}, version, is_deleted)
@@ -98,7 +90,7 @@ export class EpisodeSetWriter {
       }
       // The tables of a set are independent: insert them at once (the engine parses each on its own threads).
       await Promise.all(
-        (Object.keys(tables) as TableName[]).map(async (table) => {
+        tables.map(async (table) => {
           let chunks: string[] = [];
           let size = 0;
           for (const s of fresh) {
@@ -301,7 +293,7 @@ export const HEAVY_PROJECTOR_MEMBERS = 2;
 /**
  * The analytics projectors, one consumer group each so a slow topic (transcripts) never holds
  * back the others; mentions and transcripts run as two members of their group (the partitions are
- * split between them). Registered in processors/pipeline.ts under the `projectors` role.
+ * split between them). Declared in infra/pipeline.ts under the `projectors` role.
  */
 export function analyticsProjectors(
   store: AnalyticsStore,

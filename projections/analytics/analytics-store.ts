@@ -14,18 +14,11 @@ export type QueryParams = Record<string, unknown>;
 /**
  * The id a filter names after resolving a reference (slug, domain, id) through the catalog, or
  * NO_MATCH when the reference resolved to nothing: such a filter matches no row. NO_MATCH is a
- * symbol, so it cannot be bound as a parameter by mistake; `idFilter` turns it into a predicate
- * that is false, and no placeholder value ever reaches an engine.
+ * symbol, so it cannot be bound as a parameter by mistake; `idFilter` (scope-filters.ts) turns it
+ * into a predicate that is false, and no placeholder value ever reaches an engine.
  */
 export const NO_MATCH: unique symbol = Symbol('no match');
 export type ScopeId = string | typeof NO_MATCH;
-
-/** `condition` with `id` bound as parameter `name`, or `0` (no row) when `id` is NO_MATCH. */
-export function idFilter(params: QueryParams, name: string, id: ScopeId, condition: string): string {
-  if (id === NO_MATCH) return '0';
-  params[name] = id;
-  return condition;
-}
 
 export interface AnalyticsStore {
   readonly kind: string;

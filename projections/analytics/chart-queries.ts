@@ -1,4 +1,5 @@
 import type { AnalyticsStore, QueryParams } from './analytics-store.ts';
+import { instant } from './scope-filters.ts';
 
 /**
  * Chart rankings and political-bias aggregates. A chart is (source, chart type, country,
@@ -105,11 +106,11 @@ export class ChartQueries {
     const where: string[] = [];
     if (options.since !== undefined) {
       params.since = options.since;
-      where.push("evaluated_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')");
+      where.push(`evaluated_at >= ${instant('since')}`);
     }
     if (options.until !== undefined) {
       params.until = options.until;
-      where.push("evaluated_at < fromUnixTimestamp64Milli({until:Int64}, 'UTC')");
+      where.push(`evaluated_at < ${instant('until')}`);
     }
     if (options.context !== undefined) {
       params.context = options.context;

@@ -7,20 +7,13 @@ import {
   INSERT_CHUNK_ROWS,
   type QueryParams,
 } from './analytics-store.ts';
+import { engineSettings } from './engine-settings.ts';
 
-/** Settings both adapters apply, so results look the same on each. */
 /** Rows encoded between two yields to the event loop (a few milliseconds of work). */
 const ENCODE_SLICE_ROWS = 5000;
 
-export const ENGINE_SETTINGS = [
-  '--output_format_json_quote_64bit_integers=0',
-  '--session_timezone=UTC',
-  // Parsing an insert on one thread costs less CPU than splitting it (the projector's own thread
-  // is busy decoding the next batch meanwhile).
-  '--input_format_parallel_parsing=0',
-  // Every read deduplicates with FINAL: collapsing each inserted block on insert is wasted work.
-  '--optimize_on_insert=0',
-];
+/** The engine's settings (engine-settings.ts) as connection arguments. */
+const CONNECTION_ARGS = Object.entries(engineSettings('chdb')).map(([name, value]) => `--${name}=${value}`);
 
 interface JsonResult<T> {
   data: T[];
@@ -37,7 +30,7 @@ export class ChdbAnalyticsStore implements AnalyticsStore {
 
   constructor(readonly dir: string) {
     fs.mkdirSync(dir, { recursive: true });
-    this.session = new Session(dir, { connectionArgs: ENGINE_SETTINGS });
+    this.session = new Session(dir, { connectionArgs: CONNECTION_ARGS });
   }
 
   private open(): Session {

@@ -8,13 +8,10 @@ import {
   INSERT_CHUNK_ROWS,
   type QueryParams,
 } from './analytics-store.ts';
+import { engineSettings } from './engine-settings.ts';
 
-/** The settings the embedded adapter passes at connect, as per-request settings. */
-export const CLIENT_SETTINGS: ClickHouseSettings = {
-  output_format_json_quote_64bit_integers: 0,
-  session_timezone: 'UTC',
-  optimize_on_insert: 0,
-};
+/** The server's settings (engine-settings.ts), sent with every request. */
+export const CLIENT_SETTINGS = engineSettings('clickhouse') as ClickHouseSettings;
 
 /**
  * The analytics store on a ClickHouse server over HTTP (`@clickhouse/client`). `CLICKHOUSE_URL`

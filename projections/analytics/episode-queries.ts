@@ -1,4 +1,5 @@
 import type { AnalyticsStore, QueryParams } from './analytics-store.ts';
+import { instant } from './scope-filters.ts';
 
 /** Per-episode reads: the episode feed, transcripts, words, speakers, segments and clips. */
 export interface FeedEpisodeRow {
@@ -97,7 +98,7 @@ export class EpisodeQueries {
     if (options.after) {
       params.at = options.after.t;
       params.aid = options.after.id;
-      where.push("(available_at, id) > (fromUnixTimestamp64Milli({at:Int64}, 'UTC'), {aid:String})");
+      where.push(`(available_at, id) > (${instant('at')}, {aid:String})`);
     }
     const rows = await this.store.query<FeedEpisodeRow>(
       `SELECT id, slug, podcast_id, title, description, toUnixTimestamp64Milli(published_at) AS published_ms,

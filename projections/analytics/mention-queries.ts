@@ -1,46 +1,13 @@
-import { type AnalyticsStore, idFilter, type QueryParams, type ScopeId } from './analytics-store.ts';
-import { occupationTerm, slugOf } from './occupations.ts';
+import type { AnalyticsStore, QueryParams, ScopeId } from './analytics-store.ts';
+import { type MentionScope, MentionSources } from './mention-scope.ts';
+import { instant, inWindow, scopeFilters } from './scope-filters.ts';
 import { bucketSql, type Interval, type Window } from './time-buckets.ts';
 
 /**
- * Mention reads. A mention is a transcript line naming an entity (a line counts once per entity);
- * it is dated by its episode's publication time.
- *
- * Without a speaker-role filter the reads aggregate the per-episode rollup (`entity_episodes`);
- * with one they read the lines (`mention_lines`) whose speaker `episode_speakers` identifies in
- * that role. Both give the same counts for the same filters, so a timeseries and the by-podcast
- * totals always agree.
+ * Mention reads: timeseries, by podcast (with the change between two windows), the lines
+ * themselves, top entities and an episode's entities. Which table a read scans for its scope is
+ * decided in mention-scope.ts.
  */
-export type SpeakerRole = 'GUEST' | 'HOST' | 'PANELIST' | 'CORRESPONDENT';
-
-/** Speaker roles the `guest_*` filters describe. */
-export const GUEST_ROLES: SpeakerRole[] = ['GUEST', 'PANELIST'];
-
-export interface GuestCriteria {
-  occupation?: string;
-  field?: string;
-  standing?: string;
-  /** 1 professional, 2 senior, 3 distinguished: this level or above. */
-  seniority?: number;
-  capacity?: string;
-  practicing?: boolean;
-  inField?: boolean;
-}
-
-export interface MentionScope {
-  entityId: string;
-  /** Resolved podcast id; a reference that resolved to nothing matches nothing (NO_MATCH). */
-  podcastId?: ScopeId;
-  publisherId?: ScopeId;
-  episodeId?: ScopeId;
-  /** Role of the speaker of the mentioning line; absent for any speaker. */
-  role?: SpeakerRole;
-  includeAds: boolean;
-  /** Primary language subtag (`fr` matches `fr-FR`). */
-  lang?: string;
-  guest?: GuestCriteria;
-}
-
 export interface Counts {
   mentions: number;
   episodes: number;
@@ -68,8 +35,19 @@ export const SORT_KEYS = Object.fromEntries(
 ) as Record<PodcastSort, number>;
 export type Change = 'new' | 'continuing' | 'dropped';
 
+/**
+ * How a podcast's mentions changed from the previous window to the current one, defined once:
+ * the by-podcast read filters, counts and labels its rows with these conditions.
+ */
+const CHANGE_CONDITIONS: Record<Change, string> = {
+  new: 'mentions > 0 AND previous_mentions = 0',
+  continuing: 'mentions > 0 AND previous_mentions > 0',
+  dropped: 'mentions = 0 AND previous_mentions > 0',
+};
+
 export interface PodcastMentionRow {
   podcast_id: string;
+  change: Change;
   mentions: number;
   episodes: number;
   previous_mentions: number;
@@ -118,161 +96,24 @@ export interface EpisodeEntityRow {
   variants: string[];
 }
 
-const LO = "fromUnixTimestamp64Milli({lo:Int64}, 'UTC')";
 /**
  * Reads of one entity's key range are small: one thread does them with less overhead than
  * several, and leaves the other core to the API and the projectors (embedded engine).
  */
 const ONE_THREAD = 'SETTINGS max_threads = 1';
-const HI = "fromUnixTimestamp64Milli({hi:Int64}, 'UTC')";
-const MID = "fromUnixTimestamp64Milli({mid:Int64}, 'UTC')";
-
-interface Source {
-  table: 'entity_episodes' | 'mention_lines';
-  where: string[];
-  /** Aggregate expressions (the -If variants take a condition). */
-  mentions: (cond?: string) => string;
-  episodes: (cond?: string) => string;
-}
+const MID = instant('mid');
 
 export class MentionQueries {
-  private readonly occupationCache = new Map<string, { known: boolean; until: number }>();
+  private readonly sources: MentionSources;
 
-  constructor(private readonly store: AnalyticsStore) {}
-
-  /** Whether any person in the catalog has an occupation the term names. */
-  private async occupationKnown(term: string, condition: string, params: QueryParams): Promise<boolean> {
-    const hit = this.occupationCache.get(term);
-    if (hit && hit.until > Date.now()) return hit.known;
-    const [row] = await this.store.query<{ known: number }>(
-      `SELECT count() > 0 AS known FROM entities FINAL WHERE kind = 'PERSON' AND ${condition}`,
-      params,
-    );
-    const known = Number(row?.known ?? 0) === 1;
-    if (this.occupationCache.size > 1000) this.occupationCache.clear();
-    this.occupationCache.set(term, { known, until: Date.now() + 60_000 });
-    return known;
-  }
-
-  /** Conditions on `episode_speakers` rows that select the guests the criteria describe. */
-  private async guestConditions(g: GuestCriteria, params: QueryParams): Promise<string[]> {
-    const speaker: string[] = [];
-    const person: string[] = [];
-    const field = (name: string, term: string) => {
-      params[name] = term.trim().toLowerCase();
-      params[`${name}_slug`] = slugOf(term);
-      return `(lower(field_code) = {${name}:String} OR field_slug = {${name}_slug:String} OR lower(field_title) = {${name}:String})`;
-    };
-    if (g.occupation !== undefined) {
-      const { text, slugs } = occupationTerm(g.occupation);
-      params.g_occ = text;
-      params.g_occ_slugs = slugs;
-      const occupation = `(lower(occupation_code) = {g_occ:String} OR occupation_slug IN {g_occ_slugs:Array(String)}
-        OR lower(occupation_title) = {g_occ:String} OR lower(occupation_group) = {g_occ:String})`;
-      if (await this.occupationKnown(text, occupation, { g_occ: text, g_occ_slugs: slugs })) {
-        person.push(occupation);
-      } else {
-        // Not an occupation: the word names a research field or a speaking capacity instead.
-        params.g_occ_capacity = slugOf(g.occupation).replaceAll('-', '_');
-        speaker.push(
-          `(capacity = {g_occ_capacity:String} OR person_id IN (SELECT id FROM entities FINAL WHERE kind = 'PERSON' AND ${field('g_occ_field', g.occupation)}))`,
-        );
-      }
-    }
-    if (g.field !== undefined) person.push(field('g_field', g.field));
-    if (g.standing !== undefined) {
-      params.g_standing = g.standing;
-      person.push('standing = {g_standing:String}');
-    }
-    if (g.seniority !== undefined) {
-      params.g_seniority = g.seniority;
-      person.push('seniority_level >= {g_seniority:UInt8}');
-    }
-    if (g.practicing !== undefined) {
-      params.g_practicing = g.practicing ? 1 : 0;
-      person.push('practicing = {g_practicing:UInt8}');
-    }
-    if (g.capacity !== undefined) {
-      params.g_capacity = g.capacity;
-      speaker.push('capacity = {g_capacity:String}');
-    }
-    if (g.inField !== undefined) {
-      params.g_in_field = g.inField ? 1 : 0;
-      speaker.push('in_field = {g_in_field:UInt8}');
-    }
-    if (person.length > 0) {
-      speaker.push(
-        `person_id IN (SELECT id FROM entities FINAL WHERE kind = 'PERSON' AND ${person.join(' AND ')})`,
-      );
-    }
-    return speaker;
-  }
-
-  /** The table, conditions and aggregates for a scope over `[lo, hi)`. */
-  private async source(scope: MentionScope, params: QueryParams, lines = false): Promise<Source> {
-    params.entity = scope.entityId;
-    const where = ['entity_id = {entity:String}', `published_at >= ${LO}`, `published_at < ${HI}`];
-    if (scope.podcastId !== undefined)
-      where.push(idFilter(params, 'podcast', scope.podcastId, 'podcast_id = {podcast:String}'));
-    if (scope.publisherId !== undefined) {
-      where.push(
-        idFilter(
-          params,
-          'publisher',
-          scope.publisherId,
-          'podcast_id IN (SELECT id FROM podcasts FINAL WHERE publisher_id = {publisher:String})',
-        ),
-      );
-    }
-    if (scope.episodeId !== undefined)
-      where.push(idFilter(params, 'episode', scope.episodeId, 'episode_id = {episode:String}'));
-    if (scope.lang !== undefined) {
-      params.lang = scope.lang;
-      where.push('lang = {lang:String}');
-    }
-    const guest =
-      scope.guest && Object.keys(scope.guest).length > 0
-        ? await this.guestConditions(scope.guest, params)
-        : [];
-    const speakers = (roles: string, extra: string[]) =>
-      `SELECT episode_id, label FROM episode_speakers FINAL
-       WHERE role IN ${roles} AND published_at >= ${LO} AND published_at < ${HI}${extra.map((c) => ` AND ${c}`).join('')}`;
-    if (scope.role !== undefined || lines) {
-      if (!scope.includeAds) where.push('in_ad = 0');
-      if (scope.role !== undefined) {
-        params.role = scope.role;
-        const onSpeaker = GUEST_ROLES.includes(scope.role) ? guest : [];
-        where.push(`(episode_id, speaker) IN (${speakers('({role:String})', onSpeaker)})`);
-        if (guest.length > 0 && onSpeaker.length === 0) {
-          where.push(`episode_id IN (SELECT episode_id FROM (${speakers("('GUEST', 'PANELIST')", guest)}))`);
-        }
-      } else if (guest.length > 0) {
-        where.push(`episode_id IN (SELECT episode_id FROM (${speakers("('GUEST', 'PANELIST')", guest)}))`);
-      }
-      return {
-        table: 'mention_lines',
-        where,
-        mentions: (c) => (c ? `countIf(${c})` : 'count()'),
-        episodes: (c) => (c ? `uniqExactIf(episode_id, ${c})` : 'uniqExact(episode_id)'),
-      };
-    }
-    where.push(scope.includeAds ? 'lines > 0' : 'lines > ad_lines');
-    if (guest.length > 0) {
-      where.push(`episode_id IN (SELECT episode_id FROM (${speakers("('GUEST', 'PANELIST')", guest)}))`);
-    }
-    const n = scope.includeAds ? 'lines' : '(lines - ad_lines)';
-    return {
-      table: 'entity_episodes',
-      where,
-      mentions: (c) => (c ? `sumIf(${n}, ${c})` : `sum(${n})`),
-      episodes: (c) => (c ? `countIf(${c})` : 'count()'),
-    };
+  constructor(private readonly store: AnalyticsStore) {
+    this.sources = new MentionSources(store);
   }
 
   /** Mention lines, episodes and podcasts per bucket of `window`, and over the whole window. */
   async timeseries(scope: MentionScope, window: Window, interval: Interval): Promise<TimeseriesResult> {
     const params: QueryParams = { lo: window.start, hi: window.end };
-    const s = await this.source(scope, params);
+    const s = await this.sources.resolve(scope, params);
     const rows = await this.store.query<{
       bucket: number;
       total: number;
@@ -314,17 +155,13 @@ export class MentionQueries {
   ): Promise<{ rows: PodcastMentionRow[]; totals: ByPodcastTotals }> {
     const length = window.end - window.start;
     const params: QueryParams = { lo: window.start - length, mid: window.start, hi: window.end };
-    const s = await this.source(scope, params);
+    const s = await this.sources.resolve(scope, params);
     const cur = `published_at >= ${MID}`;
     const prev = `published_at < ${MID}`;
     const key = SORT_KEY_EXPRESSIONS[options.sort].map((k) => `toFloat64(${k})`);
     if (options.after && options.after.length !== key.length)
       throw new RangeError(`a ${options.sort} position has ${key.length} keys, not ${options.after.length}`);
-    const changeCond = {
-      new: 'mentions > 0 AND previous_mentions = 0',
-      continuing: 'mentions > 0 AND previous_mentions > 0',
-      dropped: 'mentions = 0 AND previous_mentions > 0',
-    };
+    const changeCond = CHANGE_CONDITIONS;
     const wanted: string[] = [];
     if (options.change) wanted.push(changeCond[options.change]);
     if (options.after && options.afterId !== undefined) {
@@ -359,6 +196,7 @@ export class MentionQueries {
       }
     >(
       `SELECT podcast_id, mentions, episodes, previous_mentions, previous_episodes, popularity,
+         multiIf(${changeCond.new}, 'new', ${changeCond.continuing}, 'continuing', 'dropped') AS change,
          [${key.join(', ')}] AS k, ${wanted.length > 0 ? wanted.join(' AND ') : '1'} AS wanted,
          count() OVER () AS t_podcasts, sum(mentions) OVER () AS t_mentions, sum(episodes) OVER () AS t_episodes,
          sum(previous_mentions) OVER () AS t_previous_mentions, sum(previous_episodes) OVER () AS t_previous_episodes,
@@ -408,6 +246,7 @@ export class MentionQueries {
         .filter((r) => Number(r.wanted) === 1)
         .map((r) => ({
           podcast_id: r.podcast_id,
+          change: r.change,
           mentions: Number(r.mentions),
           episodes: Number(r.episodes),
           previous_mentions: Number(r.previous_mentions),
@@ -428,7 +267,7 @@ export class MentionQueries {
     const out = new Map<string, Map<number, Counts>>();
     if (podcastIds.length === 0) return out;
     const params: QueryParams = { lo: window.start, hi: window.end, pids: podcastIds };
-    const s = await this.source(scope, params);
+    const s = await this.sources.resolve(scope, params);
     const rows = await this.store.query<{
       podcast_id: string;
       bucket: number;
@@ -456,13 +295,13 @@ export class MentionQueries {
     options: { after?: { p: number; e: string; l: number }; limit: number },
   ): Promise<MentionLineRow[]> {
     const params: QueryParams = { lo: window.start, hi: window.end, limit: options.limit };
-    const s = await this.source(scope, params, true);
+    const s = await this.sources.resolve(scope, params, true);
     if (options.after) {
       params.ap = options.after.p;
       params.ae = options.after.e;
       params.al = options.after.l;
-      s.where.push(`(published_at < fromUnixTimestamp64Milli({ap:Int64}, 'UTC')
-        OR (published_at = fromUnixTimestamp64Milli({ap:Int64}, 'UTC')
+      s.where.push(`(published_at < ${instant('ap')}
+        OR (published_at = ${instant('ap')}
           AND (episode_id < {ae:String} OR (episode_id = {ae:String} AND line_number > {al:UInt32}))))`);
     }
     const rows = await this.store.query<Omit<MentionLineRow, 'variants'>>(
@@ -507,13 +346,12 @@ export class MentionQueries {
     },
   ): Promise<TopEntityRow[]> {
     const params: QueryParams = { lo: window.start, hi: window.end, limit: options.limit };
-    const where = [`published_at >= ${LO}`, `published_at < ${HI}`, 'lines > ad_lines'];
+    const where = [...inWindow(), 'lines > ad_lines'];
     if (options.ids) {
       params.ids = options.ids;
       where.push('entity_id IN {ids:Array(String)}');
     }
-    if (options.podcastId !== undefined)
-      where.push(idFilter(params, 'podcast', options.podcastId, 'podcast_id = {podcast:String}'));
+    where.push(...scopeFilters(params, { podcastId: options.podcastId }));
     if (options.categorySlug !== undefined) {
       params.category = options.categorySlug;
       where.push('entity_id IN (SELECT id FROM entities FINAL WHERE category_slug = {category:String})');

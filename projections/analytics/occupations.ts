@@ -1,3 +1,5 @@
+import { slug } from '../../schemas/text-folding.ts';
+
 /**
  * How `guest_occupation` terms are matched. A person's occupation is stored with one
  * classification code (ISCO-08 or SOC 2018), a slug, a title and a group. A term matches a person
@@ -63,22 +65,12 @@ const EVERYDAY: Record<string, string[]> = {
   engineer: ['energy-engineer', 'software-developer'],
 };
 
-export function slugOf(term: string): string {
-  return term
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .trim()
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-|-$/g, '');
-}
-
 /** The term in lower case, and every occupation slug it names through the crosswalk or everyday names. */
 export function occupationTerm(term: string): { text: string; slugs: string[] } {
   const text = term.trim().toLowerCase();
-  const slug = slugOf(term);
-  const slugs = new Set<string>([slug]);
+  const key = slug(term);
+  const slugs = new Set<string>([key]);
   for (const s of SOC_TO_SLUG[text] ?? []) slugs.add(s);
-  for (const s of EVERYDAY[slug] ?? []) slugs.add(s);
+  for (const s of EVERYDAY[key] ?? []) slugs.add(s);
   return { text, slugs: [...slugs] };
 }

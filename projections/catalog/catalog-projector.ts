@@ -74,6 +74,14 @@ const UPSERTS: Record<CatalogItem['kind'], string> = {
       language = excluded.language, people = excluded.people, source = excluded.source`,
 };
 
+/** The state store's tables the catalog projector writes (and a rebuild empties). */
+export const CATALOG_TABLES = [
+  'catalog_episodes',
+  'catalog_entities',
+  'catalog_podcasts',
+  'catalog_publishers',
+];
+
 /** Projects the catalog topics into the state store's catalog tables. */
 export function catalogProjector(
   state: StateStore,

@@ -101,8 +101,15 @@ export class ModelFetchError extends Error {
   }
 }
 
+/**
+ * The per-user model cache, shared by every data dir (a fresh data dir does not download the
+ * model again): `$XDG_CACHE_HOME/earshot/models`, else `~/.cache/earshot/models`.
+ * `EARSHOT_MODELS_DIR` overrides it.
+ */
 export function defaultModelsDir(env: NodeJS.ProcessEnv = process.env): string {
-  return path.resolve(env['EARSHOT_DATA_DIR'] || './data', 'models');
+  if (env['EARSHOT_MODELS_DIR']) return path.resolve(env['EARSHOT_MODELS_DIR']);
+  const cache = env['XDG_CACHE_HOME'] || path.join(homedir(), '.cache');
+  return path.resolve(cache, 'earshot', 'models');
 }
 
 export function modelDir(modelsDir: string): string {

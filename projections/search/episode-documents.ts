@@ -6,6 +6,7 @@ import type {
   SpeakersIdentified,
   Transcript,
 } from '../../schemas/generated/index.ts';
+import { primaryLanguage } from '../../schemas/language-tags.ts';
 import {
   type ClipDoc,
   type EpisodeDocs,
@@ -110,11 +111,6 @@ export function parseParts(parts: EpisodePart[]): Map<string, EpisodePartsValue>
   return out;
 }
 
-/** Primary language subtag, lower case: `en-US` → `en`. */
-export function primaryLanguage(tag: string | null | undefined): string {
-  return (tag ?? '').split(/[-_]/)[0]!.toLowerCase() || 'und';
-}
-
 /** What a clip's vector embeds: its title, description, lead-in and the words spoken in it. */
 export function clipText(
   clip: Pick<StoredClip, 'title' | 'description' | 'intro_statement'>,
@@ -133,7 +129,8 @@ export function clipText(
 export function buildEpisodeDocs(episodeId: string, v: EpisodePartsValue): EpisodeDocs | undefined {
   if (!v.episode || !v.transcript || !v.segments) return undefined;
   const publishedAt = Number(v.episode.published_at);
-  const language = primaryLanguage(v.transcript.language || v.episode.language);
+  // `und` (BCP-47's undetermined) when neither event names a language.
+  const language = primaryLanguage(v.transcript.language || v.episode.language) || 'und';
 
   const speakersByLabel = new Map<string, Speaker>();
   for (const s of v.speakers ?? []) {

@@ -1,4 +1,5 @@
-import { analyze, fold } from './text-analysis.ts';
+import { foldToAscii } from '../../schemas/text-folding.ts';
+import { analyze } from './text-analysis.ts';
 
 /**
  * Name matching for entity and podcast search. The engines find candidates (BM25 over every
@@ -48,7 +49,7 @@ export function normalizeName(text: string): string {
 
 /** `https://www.Apple.com/` → `apple.com` */
 export function normalizeDomain(text: string): string {
-  return fold(text.trim())
+  return foldToAscii(text.trim())
     .replace(/^[a-z]+:\/\//, '')
     .replace(/^www\./, '')
     .replace(/[/?#].*$/, '');

@@ -1,3 +1,5 @@
+import type { ClipType, SegmentType } from '../../schemas/event-enums.ts';
+
 /**
  * Search index port: what dialogue, clip, entity and podcast search read, and what the search
  * projector writes. Two adapters (LanceDB embedded, OpenSearch distributed) pass one contract
@@ -28,33 +30,7 @@
  * the index as it was.
  */
 
-export const SEGMENT_TYPES = [
-  'INTRO',
-  'PERSONAL_BANTER',
-  'TOPIC_DISCUSSION',
-  'INTERVIEW',
-  'TRANSITION',
-  'AD',
-  'OUTRO',
-] as const;
-export type SegmentType = (typeof SEGMENT_TYPES)[number];
-
-export const CLIP_TYPES = [
-  'SPICY',
-  'CONTROVERSIAL',
-  'EMOTIONAL',
-  'FUNNY',
-  'SHOCKING',
-  'INSIGHTFUL',
-  'INFORMATIVE',
-  'EDUCATIONAL',
-  'PHILOSOPHICAL',
-  'AHA_MOMENT',
-  'NOTABLE_LINE',
-  'BEST_STORY',
-  'DEBATE_DISAGREEMENT',
-] as const;
-export type ClipType = (typeof CLIP_TYPES)[number];
+export type { ClipType, SegmentType };
 
 /** Roles the API filters by; speaker roles are the lower-case speaker record roles. */
 export const FILTER_ROLES = ['guest', 'host', 'panelist', 'correspondent', 'mention'] as const;
@@ -379,6 +355,23 @@ export interface SearchIndex {
 
 /** The document field each SearchFilter field filters on, per kind of document (both adapters). */
 export type FilterFields = Partial<Record<keyof SearchFilter, string>>;
+
+/** The filter fields that list values a document field must hold one of, in the order translated. */
+export const ID_FILTERS = [
+  'episodeIds',
+  'podcastIds',
+  'segmentTypes',
+  'clipTypes',
+  'segmentIds',
+  'speakerPersonIds',
+] as const satisfies readonly (keyof SearchFilter)[];
+
+/** The filter fields that list groups of entity keys: a document matches a group by holding any of it. */
+export const KEY_FILTERS = [
+  'keys',
+  'segmentKeys',
+  'clipKeys',
+] as const satisfies readonly (keyof SearchFilter)[];
 
 export const FILTER_FIELDS = {
   lines: {

@@ -1,3 +1,4 @@
+import { foldToAscii } from '../../schemas/text-folding.ts';
 import type { KeywordQuery } from './search-index.ts';
 
 /**
@@ -5,7 +6,7 @@ import type { KeywordQuery } from './search-index.ts';
  * the query layer needs it (parsing queries, name matching):
  *
  *   split on every character that is not a letter or a digit → lower case → fold accents to
- *   ASCII (é → e, ß → ss) → drop tokens longer than 40 characters.
+ *   ASCII (é → e, ß → ss: `foldToAscii`) → drop tokens longer than 40 characters.
  *
  * No stemming and no stop words: a quoted phrase matches exactly those words in that order.
  * LanceDB: the `simple` tokenizer with `lowercase`, `asciiFolding`, positions, no stemming and no
@@ -14,29 +15,9 @@ import type { KeywordQuery } from './search-index.ts';
  */
 export const MAX_TOKEN_LENGTH = 40;
 
-const SPECIAL_FOLDS: Record<string, string> = {
-  ß: 'ss',
-  æ: 'ae',
-  œ: 'oe',
-  ø: 'o',
-  đ: 'd',
-  ð: 'd',
-  þ: 'th',
-  ł: 'l',
-  ı: 'i',
-};
-
-export function fold(text: string): string {
-  return text
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .replace(/[ßæœøđðþłı]/g, (c) => SPECIAL_FOLDS[c] ?? c);
-}
-
 /** Words of `text` as the engines index them. */
 export function analyze(text: string): string[] {
-  return fold(text)
+  return foldToAscii(text)
     .split(/[^\p{L}\p{N}]+/u)
     .filter((t) => t.length > 0 && t.length <= MAX_TOKEN_LENGTH);
 }

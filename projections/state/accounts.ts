@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { slug } from '../../schemas/text-folding.ts';
 import type { Queryable, StateStore } from './state-store.ts';
 
 export interface Plan {
@@ -88,16 +89,9 @@ export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
+/** The slug of an organization or project name: at most 60 characters, `unnamed` when none is left. */
 export function slugify(text: string): string {
-  return (
-    text
-      .normalize('NFKD')
-      .replace(/[\u0300-\u036f]/g, '')
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-+|-+$/g, '')
-      .slice(0, 60) || 'unnamed'
-  );
+  return slug(text).slice(0, 60) || 'unnamed';
 }
 
 export class AccountError extends Error {
@@ -110,9 +104,23 @@ export class AccountError extends Error {
   }
 }
 
-/** Organizations, projects, plans and API keys in the state store. */
+/**
+ * Organizations, projects, plans and API keys in the state store. Revocations are announced to
+ * `onRevoked` listeners (the API's key cache drops the key at once).
+ */
 export class Accounts {
+  private readonly revokedListeners: ((keyId: string) => void)[] = [];
+
   constructor(private readonly db: StateStore) {}
+
+  /** Calls `listener` with the id of every key this process revokes; returns how to stop. */
+  onRevoked(listener: (keyId: string) => void): () => void {
+    this.revokedListeners.push(listener);
+    return () => {
+      const i = this.revokedListeners.indexOf(listener);
+      if (i >= 0) this.revokedListeners.splice(i, 1);
+    };
+  }
 
   async plans(): Promise<Plan[]> {
     return this.db.query<Plan>('SELECT * FROM plans ORDER BY sort_order');
@@ -181,6 +189,15 @@ export class Accounts {
     );
   }
 
+  async renameProject(projectId: string, name: string): Promise<Project> {
+    const [project] = await this.db.query<Project>(
+      'UPDATE projects SET name = $2 WHERE id = $1 RETURNING *',
+      [projectId, name],
+    );
+    if (!project) throw new AccountError('not_found', `no project ${projectId}`);
+    return project;
+  }
+
   async setPlan(projectId: string, plan: string, alertsPacks?: number): Promise<Project> {
     await this.plan(plan);
     const [project] = await this.db.query<Project>(
@@ -242,6 +259,7 @@ export class Accounts {
       [keyId],
     );
     if (!record) throw new AccountError('not_found', `no API key ${keyId}`);
+    for (const listener of this.revokedListeners) listener(record.id);
     return record;
   }
 

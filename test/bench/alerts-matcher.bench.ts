@@ -5,7 +5,7 @@ import { LmdbEventLog } from '../../ingest/event-log/lmdb-event-log.ts';
 import { EventProducer } from '../../ingest/event-producer.ts';
 import { AvroCodec } from '../../ingest/schema-registry/avro-codec.ts';
 import { LmdbSchemaRegistry } from '../../ingest/schema-registry/lmdb-schema-registry.ts';
-import { AlertsRuntime } from '../../processors/alerts/alerts-pipeline.ts';
+import { AlertsRuntime } from '../../processors/alerts/runtime.ts';
 import { ConsumerRunner } from '../../processors/consumer-runner.ts';
 import { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import { Accounts } from '../../projections/state/accounts.ts';

@@ -6,7 +6,6 @@ import { Rng } from '../../ingest/corpus/rng.ts';
 import { BatchIngest } from '../../ingest/loader/batch-ingest.ts';
 import { IngestState } from '../../ingest/loader/ingest-state.ts';
 import { validateIngestBatch } from '../../ingest/loader/validate.ts';
-import { alertsRuntime } from '../../processors/alerts/alerts-pipeline.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import { transcriptOf } from '../support/alerts.ts';
 import { startReceiver } from '../support/receiver.ts';
@@ -240,7 +239,7 @@ export async function runAlertsServiceBench(
          delivery_cadence text, entities jsonb, notifications jsonb)`,
       [JSON.stringify(alerts)],
     );
-    const index = alertsRuntime(platform).index;
+    const index = platform.alerting.alerts.index;
     const deadline = Date.now() + 180_000;
     const caughtUp = async () => {
       for (const r of service.runners) if ((await r.lag()).some((p) => p.lag > 0)) return false;

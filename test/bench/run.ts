@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { alertsE2eBench } from './alerts-e2e.bench.ts';
 import { alertsLatencyBench } from './alerts-latency.bench.ts';
 import { alertsMatcherBench } from './alerts-matcher.bench.ts';
@@ -8,17 +9,20 @@ import { analyticsBench } from './analytics.bench.ts';
 import { apiBench } from './api.bench.ts';
 import type { Bench, BenchResult } from './bench.ts';
 import { meets } from './bench.ts';
+import { dashboardBench } from './dashboard.bench.ts';
 import { eventLogBench } from './event-log.bench.ts';
 import { ingestBench } from './ingest.bench.ts';
 import { mentionsBench, speakersBench } from './mentions.bench.ts';
 import { realSpeechBench } from './real-speech.bench.ts';
 import { searchLatencyBench } from './search-latency.bench.ts';
 import { searchRelevanceBench } from './search-relevance.bench.ts';
+import { cliBench, startupBench } from './startup.bench.ts';
 import { webhookSenderBench } from './webhook-sender.bench.ts';
 
 export const BENCHES: Bench[] = [
   eventLogBench,
   apiBench,
+  dashboardBench,
   analyticsBench,
   alertsMatcherBench,
   webhookSenderBench,
@@ -30,6 +34,8 @@ export const BENCHES: Bench[] = [
   speakersBench,
   realSpeechBench,
   ingestBench,
+  startupBench,
+  cliBench,
 ];
 
 /** Runs the benchmarks (all, or those named), prints a table and writes JSON. */
@@ -73,4 +79,12 @@ export async function runBenches(options: { only?: string[]; outDir?: string } =
   fs.writeFileSync(path.join(outDir, 'latest.json'), JSON.stringify(report, null, 2));
   console.error(`results written to ${file}`);
   return results;
+}
+
+// `npm run bench [-- names…]` runs this file directly.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  runBenches({ only: process.argv.slice(2) }).catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
 }

@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { PRESETS } from '../../ingest/corpus/generate.ts';
 import { QUERIES } from '../../ingest/corpus/vocabulary/queries.ts';
-import { LanceDbSearchIndex } from '../../projections/search/lancedb-search-index.ts';
-import { OpenSearchSearchIndex } from '../../projections/search/opensearch-search-index.ts';
+import { LanceDbSearchIndex } from '../../projections/search/lancedb/lancedb-search-index.ts';
+import { OpenSearchSearchIndex } from '../../projections/search/opensearch/opensearch-search-index.ts';
 import type { SearchIndex } from '../../projections/search/search-index.ts';
 import {
   emptySearchStats,

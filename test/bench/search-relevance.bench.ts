@@ -4,7 +4,7 @@ import { rankLines } from '../../api/search/dialogue-search.ts';
 import { QueryEmbedder } from '../../api/search/search-services.ts';
 import { GROUND_TRUTH_FILES } from '../../ingest/corpus/generate.ts';
 import type { QueryDef } from '../../ingest/corpus/vocabulary/types.ts';
-import { LanceDbSearchIndex } from '../../projections/search/lancedb-search-index.ts';
+import { LanceDbSearchIndex } from '../../projections/search/lancedb/lancedb-search-index.ts';
 import type { SearchIndex } from '../../projections/search/search-index.ts';
 import { parseKeywordQuery } from '../../projections/search/text-analysis.ts';
 import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';

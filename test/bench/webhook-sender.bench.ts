@@ -7,11 +7,15 @@ import { LmdbEventLog } from '../../ingest/event-log/lmdb-event-log.ts';
 import { EventProducer } from '../../ingest/event-producer.ts';
 import { AvroCodec } from '../../ingest/schema-registry/avro-codec.ts';
 import { LmdbSchemaRegistry } from '../../ingest/schema-registry/lmdb-schema-registry.ts';
+import {
+  createDeliveryKit,
+  createDispatcher,
+  senderSchedulerStep,
+} from '../../processors/alerts/delivery/kit.ts';
+import { RetrySchedule } from '../../processors/alerts/delivery/retry-schedule.ts';
+import { StateDeliveryContent } from '../../processors/alerts/delivery/state-content.ts';
+import { matchesProjector } from '../../processors/alerts/projectors/matches-projector.ts';
 import { ConsumerRunner } from '../../processors/consumer-runner.ts';
-import { createDeliveryKit, createDispatcher, senderSchedulerStep } from '../../processors/delivery/kit.ts';
-import { RetrySchedule } from '../../processors/delivery/retry-schedule.ts';
-import { StateDeliveryContent } from '../../processors/delivery/state-content.ts';
-import { matchesProjector } from '../../projections/alerts/matches-projector.ts';
 import { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import { Accounts } from '../../projections/state/accounts.ts';
 import { migrate } from '../../projections/state/migrations.ts';
@@ -109,6 +113,7 @@ export const webhookSenderBench: Bench = {
         content: new StateDeliveryContent({ state, catalog }),
         settings: {
           publicUrl: 'http://127.0.0.1:8080',
+          dashboardUrl: 'http://127.0.0.1:8080/dashboard',
           outboundAllowlist: '127.0.0.1/32',
           secretsKey: randomBytes(32),
           chatApiUrl: 'http://127.0.0.1:9/api',

@@ -4,7 +4,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_HEADER_BYTES } from '../../api/app.ts';
 import { Cursors } from '../../api/pagination.ts';
-import { SecretBox } from '../../processors/delivery/secrets.ts';
+import { SecretBox } from '../../processors/alerts/delivery/secrets.ts';
 import { spawnEarshot } from '../support/service-process.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../support/wait-for.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
-import { OpenSearchSearchIndex } from '../../projections/search/opensearch-search-index.ts';
+import { OpenSearchSearchIndex } from '../../projections/search/opensearch/opensearch-search-index.ts';
 import { CONTRACT_DIMENSIONS, searchIndexContract } from '../contracts/search-index.contract.ts';
 import { missing } from './engines-env.ts';
 

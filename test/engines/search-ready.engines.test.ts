@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fetchModel } from '../../projections/embeddings/model-fetch.ts';
-import { OpenSearchSearchIndex } from '../../projections/search/opensearch-search-index.ts';
+import { OpenSearchSearchIndex } from '../../projections/search/opensearch/opensearch-search-index.ts';
 import { demoPhraseCheck, vectorsUnderWay } from '../support/phrase-probes.ts';
 import { TEST_MODELS_DIR } from '../support/search.ts';
 import { spawnEarshot } from '../support/service-process.ts';

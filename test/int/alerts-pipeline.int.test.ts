@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../infra/logger.ts';
-import { AlertsRuntime } from '../../processors/alerts/alerts-pipeline.ts';
+import { AlertIndex } from '../../processors/alerts/matching/alert-index.ts';
+import { DAY_MS, periodStart } from '../../processors/alerts/model.ts';
+import { AlertsRuntime } from '../../processors/alerts/runtime.ts';
 import { ConsumerRunner } from '../../processors/consumer-runner.ts';
-import { AlertIndex } from '../../projections/alerts/alert-index.ts';
-import { DAY_MS, periodStart } from '../../projections/alerts/alert-model.ts';
 import { catalogProjector } from '../../projections/catalog/catalog-projector.ts';
 import { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import { TOPICS } from '../../schemas/topics.ts';
@@ -226,7 +226,7 @@ describe('alert pipeline', () => {
           },
         ],
         created_at: expect.any(String),
-        url: `http://127.0.0.1:8080/v1/alerts/deliveries/${delivery!.id}`,
+        url: `http://127.0.0.1:8080/dashboard/deliveries/${delivery!.id}`,
       },
     ]);
 

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DAY_MS } from '../../projections/alerts/alert-model.ts';
-import { analyticsBiasReader } from '../../projections/alerts/preview.ts';
+import { DAY_MS } from '../../processors/alerts/model.ts';
+import { analyticsBiasReader } from '../../processors/alerts/reads/bias.ts';
 import { migrateAnalytics } from '../../projections/analytics/analytics-store.ts';
 import { ChdbAnalyticsStore } from '../../projections/analytics/chdb-analytics-store.ts';
-import { TABLES } from '../../projections/analytics/rows.ts';
+import { TABLES } from '../../projections/analytics/tables.ts';
 import { CATALOG, seedCatalog } from '../support/alerts.ts';
 import { testApi } from '../support/api.ts';
 import { tempDir } from '../support/temp-dir.ts';

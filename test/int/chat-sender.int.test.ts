@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RetrySchedule } from '../../processors/delivery/retry-schedule.ts';
+import { RetrySchedule } from '../../processors/alerts/delivery/retry-schedule.ts';
 import type { DeliveryAbandoned, DeliveryDelivered } from '../../schemas/generated/index.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import { startChatPlatform } from '../support/chat-platform.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SmtpMailer } from '../../processors/delivery/mailer.ts';
-import { RetrySchedule } from '../../processors/delivery/retry-schedule.ts';
+import { SmtpMailer } from '../../processors/alerts/delivery/channels/mailer.ts';
+import { RetrySchedule } from '../../processors/alerts/delivery/retry-schedule.ts';
 import type {
   DeliveryAbandoned,
   DeliveryAttempted,

@@ -1,11 +1,11 @@
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { benchEmbeddings } from '../../projections/embeddings/bench-embeddings.ts';
 import { cosineSimilarity } from '../../projections/embeddings/embeddings-port.ts';
 import { type FetchedModel, fetchModel } from '../../projections/embeddings/model-fetch.ts';
 import { OnnxEmbeddings } from '../../projections/embeddings/onnx-embeddings.ts';
-import { openEmbeddings } from '../../projections/embeddings/open-embeddings.ts';
+import { benchEmbeddings } from '../bench/bench-embeddings.ts';
+import { openEmbeddings } from '../support/open-embeddings.ts';
 
 // One download per machine: the cache lives outside the checkout and is shared by every run.
 const modelsDir = process.env['EARSHOT_TEST_MODELS_DIR'] || path.join(tmpdir(), 'earshot-test-models');

@@ -5,13 +5,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fetchModel } from '../../projections/embeddings/model-fetch.ts';
 import { OnnxEmbeddings } from '../../projections/embeddings/onnx-embeddings.ts';
-import { openEmbeddings } from '../../projections/embeddings/open-embeddings.ts';
 import {
   EmbeddingsHttpError,
   OpenAiEmbeddings,
   type OpenAiEmbeddingsOptions,
   parseRetryAfter,
 } from '../../projections/embeddings/openai-embeddings.ts';
+import { openEmbeddings } from '../support/open-embeddings.ts';
 
 const modelsDir = process.env['EARSHOT_TEST_MODELS_DIR'] || path.join(tmpdir(), 'earshot-test-models');
 

@@ -7,8 +7,8 @@ import { episodeIdFor, podcastIdForFeed } from '../../ingest/feeds/feed-mapping.
 import { FeedPoller } from '../../ingest/feeds/feed-poller.ts';
 import { FeedStore, parseInterval } from '../../ingest/feeds/feed-store.ts';
 import { IngestState } from '../../ingest/loader/ingest-state.ts';
-import { OutboundGuard } from '../../processors/delivery/outbound-guard.ts';
-import { OutboundHttp } from '../../processors/delivery/outbound-http.ts';
+import { OutboundGuard } from '../../processors/alerts/delivery/outbound/outbound-guard.ts';
+import { OutboundHttp } from '../../processors/alerts/delivery/outbound/outbound-http.ts';
 import type { EpisodePublished, Podcast } from '../../schemas/generated/index.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import { embeddedBackbone } from '../support/backbone.ts';

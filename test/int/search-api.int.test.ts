@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LanceDbSearchIndex } from '../../projections/search/lancedb-search-index.ts';
+import { LanceDbSearchIndex } from '../../projections/search/lancedb/lancedb-search-index.ts';
 import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
 import { type Corpus, generateTestCorpus, produceCorpus } from '../support/corpus.ts';
 import {

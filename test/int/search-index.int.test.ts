@@ -1,6 +1,6 @@
 import * as lancedb from '@lancedb/lancedb';
 import { describe, expect, it } from 'vitest';
-import { LanceDbSearchIndex } from '../../projections/search/lancedb-search-index.ts';
+import { LanceDbSearchIndex } from '../../projections/search/lancedb/lancedb-search-index.ts';
 import { parseKeywordQuery } from '../../projections/search/text-analysis.ts';
 import { CONTRACT_DIMENSIONS, episode, searchIndexContract } from '../contracts/search-index.contract.ts';
 import { tempDir } from '../support/temp-dir.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../infra/logger.ts';
 import { fetchModel } from '../../projections/embeddings/model-fetch.ts';
 import { OnnxEmbeddings } from '../../projections/embeddings/onnx-embeddings.ts';
-import { LanceDbSearchIndex } from '../../projections/search/lancedb-search-index.ts';
+import { LanceDbSearchIndex } from '../../projections/search/lancedb/lancedb-search-index.ts';
 import { segmentRuns } from '../../projections/search/search-projector.ts';
 import { SearchRuntime } from '../../projections/search/search-runtime.ts';
 import { VectorFiller } from '../../projections/search/search-vector-filler.ts';

@@ -7,7 +7,7 @@ import { BatchIngest } from '../../ingest/loader/batch-ingest.ts';
 import { IngestState } from '../../ingest/loader/ingest-state.ts';
 import { migrateAnalytics } from '../../projections/analytics/analytics-store.ts';
 import { ChdbAnalyticsStore } from '../../projections/analytics/chdb-analytics-store.ts';
-import { LanceDbSearchIndex } from '../../projections/search/lancedb-search-index.ts';
+import { LanceDbSearchIndex } from '../../projections/search/lancedb/lancedb-search-index.ts';
 import { IngestTokens } from '../../projections/state/ingest-tokens.ts';
 import { testApi } from '../support/api.ts';
 import { embeddedBackbone } from '../support/backbone.ts';

@@ -14,7 +14,7 @@ import { type TestDeliveryOptions, testDeliveryKit } from './delivery.ts';
 export const TEST_SETTINGS: ApiSettings = {
   publicUrl: 'http://127.0.0.1:8080',
   docsUrl: 'https://docs.earshot.dev',
-  dashboardUrl: 'https://dashboard.earshot.dev',
+  dashboardUrl: 'http://127.0.0.1:8080/dashboard',
   bodyLimitBytes: 1_048_576,
 };
 

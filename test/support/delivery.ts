@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import type { Mailer } from '../../processors/alerts/delivery/channels/mailer.ts';
+import type { AlertInfo, DeliveryContent } from '../../processors/alerts/delivery/content.ts';
 import {
-  type AlertInfo,
-  type DeliveryContent,
-  type MatchDocument,
-  summarizeMatch,
-} from '../../processors/delivery/content.ts';
-import { createDeliveryKit, type DeliveryKit, type DeliverySettings } from '../../processors/delivery/kit.ts';
-import type { Mailer } from '../../processors/delivery/mailer.ts';
-import { RetrySchedule } from '../../processors/delivery/retry-schedule.ts';
-import { StateDeliveryContent } from '../../processors/delivery/state-content.ts';
+  createDeliveryKit,
+  type DeliveryKit,
+  type DeliverySettings,
+} from '../../processors/alerts/delivery/kit.ts';
+import { RetrySchedule } from '../../processors/alerts/delivery/retry-schedule.ts';
+import { StateDeliveryContent } from '../../processors/alerts/delivery/state-content.ts';
+import { digestSummary, type MatchDocument } from '../../processors/alerts/presentation/match-document.ts';
 import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import type { StateStore } from '../../projections/state/state-store.ts';
 
@@ -30,6 +30,7 @@ export function testDeliveryKit(
     mailer: options.mailer,
     settings: {
       publicUrl: 'http://127.0.0.1:8080',
+      dashboardUrl: 'http://127.0.0.1:8080/dashboard',
       outboundAllowlist: '127.0.0.1/32,::1/128',
       secretsKey: randomBytes(32),
       chatApiUrl: 'http://127.0.0.1:9/api',
@@ -57,7 +58,7 @@ export function fixedContent(
     async matches(ids) {
       return new Map(ids.filter((id) => m.has(id)).map((id) => [id, m.get(id)!]));
     },
-    summarize: summarizeMatch,
+    summarize: digestSummary,
     async sampleMatch(alert) {
       return (
         [...m.values()].find((x) => x.alert_id === alert.id) ?? sampleMatchDocument(alert.id, 'match_sample')
@@ -109,6 +110,7 @@ export function sampleMatchDocument(
       podcast_slug: 'the-market-hour',
       podcast_image_url: null,
       podcast_popularity_badge: 'Popular',
+      podcast_bias: null,
     },
     windows: [
       {

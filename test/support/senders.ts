@@ -1,13 +1,13 @@
 import { silentLogger } from '../../infra/logger.ts';
-import { ConsumerRunner } from '../../processors/consumer-runner.ts';
-import type { Clock } from '../../processors/delivery/clock.ts';
-import type { DeliveryContent } from '../../processors/delivery/content.ts';
+import type { Mailer } from '../../processors/alerts/delivery/channels/mailer.ts';
+import type { Clock } from '../../processors/alerts/delivery/clock.ts';
+import type { DeliveryContent } from '../../processors/alerts/delivery/content.ts';
 import {
   createDispatcher,
   type DeliverySettings,
   senderSchedulerStep,
-} from '../../processors/delivery/kit.ts';
-import type { Mailer } from '../../processors/delivery/mailer.ts';
+} from '../../processors/alerts/delivery/kit.ts';
+import { ConsumerRunner } from '../../processors/consumer-runner.ts';
 import { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import { Accounts } from '../../projections/state/accounts.ts';
 import { migrate } from '../../projections/state/migrations.ts';

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './free-port.ts';
@@ -15,13 +16,14 @@ export async function spawnEarshot(args: string[], env: Record<string, string | 
   const child: ChildProcess = spawn(process.execPath, [path.join(root, 'bin/earshot.js'), ...args], {
     cwd: root,
     // No embeddings model download in tests (semantic search stays off unless a test points
-    // EARSHOT_MODELS_DIR at a cached model).
+    // EARSHOT_MODELS_DIR at a cached model), and not the user's model cache either.
     env: {
       ...process.env,
       HOST: '127.0.0.1',
       PORT: String(port),
       LOG_LEVEL: 'info',
       EARSHOT_EMBEDDINGS_FETCH: 'off',
+      XDG_CACHE_HOME: path.join(tmpdir(), `earshot-test-no-cache-${process.pid}`),
       ...env,
     } as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],

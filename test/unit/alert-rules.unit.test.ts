@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { EpisodeFacts, FactLine } from '../../processors/alerts/episode-facts.ts';
-import { EpisodeRenderer, mentionMatch, speakerMatch } from '../../processors/alerts/match-builder.ts';
-import { toFact } from '../../processors/alerts/matcher.ts';
-import type { IndexedAlert } from '../../projections/alerts/alert-index.ts';
+import type { IndexedAlert } from '../../processors/alerts/matching/alert-index.ts';
+import { toFact } from '../../processors/alerts/matching/facts.ts';
+import { mentionMatch, speakerMatch } from '../../processors/alerts/matching/match-builder.ts';
+import type { FactLine, MatcherFacts } from '../../processors/alerts/matching/matcher-facts.ts';
+import { EpisodeRenderer } from '../../processors/alerts/matching/windows.ts';
 import {
   type Alert,
   DAY_MS,
@@ -14,9 +15,10 @@ import {
   popularityBadge,
   realtimeDeliveryId,
   speakerRolesOf,
-} from '../../projections/alerts/alert-model.ts';
-import type { PodcastBias } from '../../projections/alerts/alert-reads.ts';
-import { cachedBiasReader, previewId } from '../../projections/alerts/preview.ts';
+} from '../../processors/alerts/model.ts';
+import type { PodcastBias } from '../../processors/alerts/presentation/match-document.ts';
+import { cachedBiasReader } from '../../processors/alerts/reads/bias.ts';
+import { previewId } from '../../processors/alerts/reads/preview.ts';
 
 function entry(over: Partial<Alert> = {}): IndexedAlert {
   const alert: Alert = {
@@ -58,7 +60,7 @@ const lines: FactLine[] = Array.from({ length: 10 }, (_, i) => ({
   t: `line ${i + 1}`,
 }));
 
-function facts(over: Partial<EpisodeFacts> = {}): EpisodeFacts {
+function facts(over: Partial<MatcherFacts> = {}): MatcherFacts {
   return {
     episode_id: 'ep_1',
     has_lines: true,

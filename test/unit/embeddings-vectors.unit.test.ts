@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { transcriptLines } from '../../projections/embeddings/bench-embeddings.ts';
 import { cosineSimilarity, l2Normalise } from '../../projections/embeddings/embeddings-port.ts';
+import { transcriptLines } from '../bench/bench-embeddings.ts';
 
 describe('vector helpers', () => {
   it('normalise to unit length in place, leaving a zero vector at zero', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { filterSql, sqlNumber, sqlString } from '../../projections/search/lancedb-search-index.ts';
+import { filterSql, sqlNumber, sqlString } from '../../projections/search/lancedb/lancedb-search-index.ts';
 
 describe('LanceDB filter translation', () => {
   it('writes strings as quoted literals with their quotes doubled', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { windowsOf } from '../../api/search/dialogue-search.ts';
-import { refreshWait } from '../../projections/search/lancedb-search-index.ts';
+import { refreshWait } from '../../projections/search/lancedb/lancedb-search-index.ts';
 import { matchName } from '../../projections/search/name-match.ts';
 import { reciprocalRankFusion } from '../../projections/search/rrf.ts';
 import type { SegmentDoc } from '../../projections/search/search-index.ts';

@@ -1,4 +1,5 @@
-import { fold, tokenize } from '../../../processors/mentions/tokenize.ts';
+import { tokenize } from '../../../processors/mentions/tokenize.ts';
+import { foldAccents as fold } from '../../../schemas/text-folding.ts';
 import type { Lang, QueryDef } from './types.ts';
 
 /**

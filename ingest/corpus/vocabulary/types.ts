@@ -1,3 +1,5 @@
+import type { TopicId } from '../../../schemas/occupations.ts';
+
 /**
  * Shapes of the generator's language data. Templates are plain sentences with slots in braces:
  *
@@ -15,19 +17,7 @@
  */
 export type Lang = 'en' | 'fr' | 'de' | 'es';
 
-export const TOPIC_IDS = [
-  'economics',
-  'markets',
-  'technology',
-  'sports',
-  'politics',
-  'health',
-  'science',
-  'climate',
-  'culture',
-  'food',
-] as const;
-export type TopicId = (typeof TOPIC_IDS)[number];
+export type { TopicId };
 
 export interface ConceptDef {
   /** Stable id, `topic.name`. */

@@ -1,0 +1,132 @@
+import type { Logger } from 'pino';
+import { type EventProducer, outputSink } from '../../ingest/event-producer.ts';
+import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
+import type { StateStore } from '../../projections/state/state-store.ts';
+import { TOPICS } from '../../schemas/topics.ts';
+import { type PipelineStep, type PipelineTask, step, tablesOf } from '../pipeline.ts';
+import { AlertIndex } from './matching/alert-index.ts';
+import { AlertMatcher } from './matching/matcher.ts';
+import { MatcherFactsStore } from './matching/matcher-facts.ts';
+import { DigestScheduler } from './planning/digest-scheduler.ts';
+import { DeliveryPlanner } from './planning/planner.ts';
+import { deliveriesProjector } from './projectors/deliveries-projector.ts';
+import { matchesProjector } from './projectors/matches-projector.ts';
+import { KEPT } from './steps.ts';
+
+/**
+ * The alert side of the pipeline, built once per process: the in-memory alert index shared by
+ * the matcher and the planner, the matcher's episode store (LMDB under the data dir, opened by
+ * the first process step that needs it), and the steps and timers, each declared below with its
+ * role and outputs: the matcher (episode topics → alerts.matched), the realtime delivery planner
+ * and the digest scheduler (→ deliveries.requested), and the projections of matches and
+ * deliveries into the state store.
+ */
+export interface AlertsDeps {
+  state: StateStore;
+  catalog: CatalogReader;
+  producer: EventProducer;
+  logger: Logger;
+  /** Directory of the matcher's episode store. */
+  dir: string;
+  clock?: () => number;
+  indexPollMs?: number;
+  speakerGraceMs?: number;
+  /** Episodes published longer than this before matching are history (default 2 days). */
+  realtimeHorizonMs?: number;
+  digestIntervalMs?: number;
+  digestGraceMs?: number;
+}
+
+export class AlertsRuntime {
+  readonly index: AlertIndex;
+  readonly matcher: AlertMatcher;
+  readonly planner: DeliveryPlanner;
+  readonly scheduler: DigestScheduler;
+  private store?: MatcherFactsStore;
+
+  constructor(readonly deps: AlertsDeps) {
+    const { state, catalog, producer, logger, clock } = deps;
+    this.index = new AlertIndex(state, { pollMs: deps.indexPollMs });
+    this.matcher = new AlertMatcher({
+      index: this.index,
+      store: () => {
+        this.store ??= new MatcherFactsStore(deps.dir);
+        return this.store;
+      },
+      output: outputSink(producer, { matches: TOPICS.alertMatches }),
+      logger,
+      clock,
+      speakerGraceMs: deps.speakerGraceMs,
+      realtimeHorizonMs: deps.realtimeHorizonMs,
+    });
+    const requested = outputSink(producer, { requested: TOPICS.deliveriesRequested });
+    this.planner = new DeliveryPlanner({
+      index: this.index,
+      state,
+      catalog,
+      output: requested,
+      logger,
+      clock,
+    });
+    this.scheduler = new DigestScheduler({
+      state,
+      catalog,
+      output: requested,
+      logger,
+      clock,
+      intervalMs: deps.digestIntervalMs,
+      graceMs: deps.digestGraceMs,
+    });
+  }
+
+  steps(): PipelineStep[] {
+    const { state } = this.deps;
+    return [
+      step(
+        'processors',
+        this.matcher.definition(),
+        { topics: [TOPICS.alertMatches], stores: [tablesOf('data-dir', 'alert-matcher')] },
+        KEPT,
+      ),
+      step('processors', this.planner.definition(), { topics: [TOPICS.deliveriesRequested] }, KEPT),
+      step('projectors', matchesProjector(state), { stores: [tablesOf('state', 'alert_matches')] }, KEPT),
+      step(
+        'projectors',
+        deliveriesProjector(state),
+        {
+          stores: [
+            tablesOf('state', 'deliveries', 'delivery_channels', 'delivery_matches', 'delivery_outcomes'),
+          ],
+        },
+        KEPT,
+      ),
+    ];
+  }
+
+  /** Timers of the processors role: alert index polling, backfills, speaker waits, digests. */
+  tasks(): PipelineTask[] {
+    return [
+      {
+        role: 'processors',
+        name: 'alert-matcher',
+        outputs: { topics: [TOPICS.alertMatches], stores: [tablesOf('data-dir', 'alert-matcher')] },
+        start: () => this.matcher.start(),
+        stop: async () => {
+          await this.matcher.stop();
+          await this.store?.close();
+          this.store = undefined;
+        },
+      },
+      {
+        role: 'processors',
+        name: 'digest-scheduler',
+        outputs: {
+          topics: [TOPICS.deliveriesRequested],
+          stores: [tablesOf('state', 'alert_digest_windows')],
+        },
+        start: async () => this.scheduler.start(),
+        stop: () => this.scheduler.stop(),
+      },
+    ];
+  }
+}

@@ -1,0 +1,22 @@
+import { AdvertisingQueries } from './advertising-queries.ts';
+import type { AnalyticsStore } from './analytics-store.ts';
+import { ChartQueries } from './chart-queries.ts';
+import { EpisodeQueries } from './episode-queries.ts';
+import { MentionQueries } from './mention-queries.ts';
+
+/** The query services over the analytics store, built once and given to the API's routes. */
+export interface AnalyticsReads {
+  mentions: MentionQueries;
+  episodes: EpisodeQueries;
+  charts: ChartQueries;
+  ads: AdvertisingQueries;
+}
+
+export function analyticsReads(store: AnalyticsStore): AnalyticsReads {
+  return {
+    mentions: new MentionQueries(store),
+    episodes: new EpisodeQueries(store),
+    charts: new ChartQueries(store),
+    ads: new AdvertisingQueries(store),
+  };
+}

@@ -1,0 +1,330 @@
+import type { Table } from '@lancedb/lancedb';
+import { BooleanQuery, type FullTextQuery, MatchQuery, Occur } from '@lancedb/lancedb';
+import { chunks, hasVector } from '../index-rows.ts';
+import { fuzziness } from '../name-match.ts';
+import type {
+  ClipDoc,
+  ClipHit,
+  ClipOrder,
+  ClipSource,
+  EpisodePart,
+  IndexStats,
+  KeywordQuery,
+  LineHit,
+  LineSource,
+  NameHit,
+  NameQuery,
+  SearchFilter,
+  SegmentDoc,
+  VectorBacklog,
+} from '../search-index.ts';
+import { analyze } from '../text-analysis.ts';
+import { filterSql, inList, keywordFts, sqlString } from './filters.ts';
+import { type StoreTable, VECTORS } from './tables.ts';
+
+/**
+ * The reads of the LanceDB search index: keyword, vector and filter queries, documents by id,
+ * names, counts. BM25 comes from LanceDB's full-text index (with positions, so phrase queries are
+ * exact); filters are SQL predicates applied before ranking.
+ */
+export class LanceDbReads {
+  constructor(private readonly table: (name: StoreTable) => Table) {}
+
+  /** Nearest vectors by dot product; exact until the table has its ANN index. */
+  private nearest(name: 'line_vectors' | 'clip_vectors', vector: Float32Array, limit: number) {
+    return this.table(name)
+      .query()
+      .nearestTo(Array.from(vector))
+      .distanceType('dot')
+      .ef(Math.max(64, limit * 2))
+      .nprobes(20)
+      .refineFactor(2);
+  }
+
+  async getParts(episodeIds: string[]): Promise<EpisodePart[]> {
+    const out: EpisodePart[] = [];
+    for (const ids of chunks([...new Set(episodeIds)], 500)) {
+      const rows = await this.table('parts')
+        .query()
+        .where(inList('episode_id', ids))
+        .select(['episode_id', 'part', 'payload'])
+        .toArray();
+      for (const r of rows) out.push({ episode_id: r.episode_id, part: r.part, payload: r.payload });
+    }
+    return out;
+  }
+
+  async storedVectors(episodeIds: string[]): Promise<Map<string, Float32Array>> {
+    const out = new Map<string, Float32Array>();
+    for (const ids of chunks([...new Set(episodeIds)], 500)) {
+      for (const name of ['line_vectors', 'clip_vectors'] as const) {
+        const rows = await this.table(name)
+          .query()
+          .where(inList('episode_id', ids))
+          .select(['vector_key', 'vector'])
+          .toArray();
+        for (const r of rows) {
+          if (r.vector_key) out.set(r.vector_key, Float32Array.from(r.vector.toArray() as Float32Array));
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Keys of the stored vectors of these episodes' lines or clips, by row id. */
+  async vectorKeys(kind: 'lines' | 'clips', episodeIds: string[]): Promise<Map<string, string | null>> {
+    const out = new Map<string, string | null>();
+    for (const ids of chunks([...new Set(episodeIds)], 500)) {
+      const rows = await this.table(VECTORS[kind])
+        .query()
+        .where(inList('episode_id', ids))
+        .select(['id', 'vector_key'])
+        .toArray();
+      for (const r of rows) out.set(r.id, r.vector_key ?? null);
+    }
+    return out;
+  }
+
+  async vectorSources(episodeIds: string[]): Promise<{ lines: LineSource[]; clips: ClipSource[] }> {
+    const lines: LineSource[] = [];
+    const clips: ClipSource[] = [];
+    const [lineVectors, clipVectors] = [
+      await this.vectorKeys('lines', episodeIds),
+      await this.vectorKeys('clips', episodeIds),
+    ];
+    for (const ids of chunks([...new Set(episodeIds)], 500)) {
+      const where = inList('episode_id', ids);
+      for (const r of await this.table('lines')
+        .query()
+        .where(where)
+        .select(['id', 'episode_id', 'segment_id', 'number', 'text', 'vector_key'])
+        .toArray()) {
+        const key = r.vector_key ?? null;
+        lines.push({
+          id: r.id,
+          episode_id: r.episode_id,
+          segment_id: r.segment_id,
+          number: r.number,
+          text: r.text,
+          vector_key: key,
+          has_vector: hasVector(key, lineVectors, r.id),
+        });
+      }
+      for (const r of await this.table('clips')
+        .query()
+        .where(where)
+        .select(['id', 'episode_id', 'text', 'vector_key'])
+        .toArray()) {
+        const key = r.vector_key ?? null;
+        clips.push({
+          id: r.id,
+          episode_id: r.episode_id,
+          text: r.text,
+          vector_key: key,
+          has_vector: hasVector(key, clipVectors, r.id),
+        });
+      }
+    }
+    return { lines, clips };
+  }
+
+  async pendingVectorEpisodes(limit: number): Promise<string[]> {
+    const rows = await this.table('pending').query().select(['id']).limit(limit).toArray();
+    return rows.map((r) => r.id as string);
+  }
+
+  async vectorBacklog(): Promise<VectorBacklog> {
+    const [lines, lineVectors, clips, clipVectors] = await Promise.all([
+      this.table('lines').countRows(),
+      this.table('line_vectors').countRows(),
+      this.table('clips').countRows(),
+      this.table('clip_vectors').countRows(),
+    ]);
+    return { lines: Math.max(0, lines - lineVectors), clips: Math.max(0, clips - clipVectors) };
+  }
+
+  async keywordLines(query: KeywordQuery, filter: SearchFilter, limit: number): Promise<LineHit[]> {
+    let q = this.table('lines').query().fullTextSearch(keywordFts(query, 'text'));
+    const where = filterSql('lines', filter);
+    if (where) q = q.where(where);
+    const rows = await q
+      .select(['id', 'segment_id', 'episode_id', 'number', 'published_at', '_score'])
+      .limit(limit)
+      .toArray();
+    return rows.map((r) => lineHit(r, r._score));
+  }
+
+  async vectorLines(
+    vector: Float32Array,
+    filter: SearchFilter,
+    limit: number,
+    options: { withVectors?: boolean } = {},
+  ): Promise<LineHit[]> {
+    let q = this.nearest('line_vectors', vector, limit);
+    const where = filterSql('lines', filter);
+    if (where) q = q.where(where);
+    const columns = ['id', 'segment_id', 'episode_id', 'number', 'published_at', '_distance'];
+    if (options.withVectors) columns.push('text', 'vector');
+    const rows = await q.select(columns).limit(limit).toArray();
+    return rows.map((r) => {
+      // LanceDB's dot distance is 1 − a·b.
+      const hit = lineHit(r, 1 - r._distance);
+      if (options.withVectors) {
+        hit.text = r.text;
+        hit.vector = Float32Array.from(r.vector.toArray() as Float32Array);
+      }
+      return hit;
+    });
+  }
+
+  async filterSegments(filter: SearchFilter, limit: number, offset: number): Promise<LineHit[]> {
+    let q = this.table('segments').query();
+    const where = filterSql('segments', filter);
+    if (where) q = q.where(where);
+    const rows = await q
+      .orderBy([
+        { columnName: 'published_at', ascending: false },
+        { columnName: 'id', ascending: true },
+      ])
+      .select(['id', 'episode_id', 'number', 'published_at'])
+      .offset(offset)
+      .limit(limit)
+      .toArray();
+    return rows.map((r) => ({
+      id: r.id,
+      segment_id: r.id,
+      episode_id: r.episode_id,
+      number: r.number,
+      published_at: r.published_at,
+      score: 0,
+    }));
+  }
+
+  getSegments(ids: string[]): Promise<SegmentDoc[]> {
+    return this.docsByIds('segments', ids, ['id', 'doc'], (doc) => doc as SegmentDoc);
+  }
+
+  /** The documents (`doc` column, JSON) of these rows, in the order asked; ids not found are left out. */
+  private async docsByIds<T>(
+    name: 'segments' | 'clips',
+    ids: string[],
+    columns: string[],
+    parse: (doc: unknown) => T,
+  ): Promise<T[]> {
+    const out = new Map<string, T>();
+    for (const part of chunks([...new Set(ids)], 500)) {
+      const rows = await this.table(name).query().where(inList('id', part)).select(columns).toArray();
+      for (const r of rows) out.set(r.id, parse(JSON.parse(r.doc)));
+    }
+    return ids.map((id) => out.get(id)).filter((d): d is T => d !== undefined);
+  }
+
+  async vectorClips(vector: Float32Array, filter: SearchFilter, limit: number): Promise<ClipHit[]> {
+    let q = this.nearest('clip_vectors', vector, limit);
+    const where = filterSql('clips', filter);
+    if (where) q = q.where(where);
+    const rows = await q
+      .select(['id', 'published_at', 'engagement_score', '_distance'])
+      .limit(limit)
+      .toArray();
+    return rows.map((r) => clipHit(r, 1 - r._distance));
+  }
+
+  async listClips(filter: SearchFilter, order: ClipOrder, limit: number, offset: number): Promise<ClipHit[]> {
+    let q = this.table('clips').query();
+    const where = filterSql('clips', filter);
+    if (where) q = q.where(where);
+    const first = order === 'engagement' ? 'engagement_score' : 'published_at';
+    const second = order === 'engagement' ? 'published_at' : 'engagement_score';
+    const rows = await q
+      .orderBy([
+        { columnName: first, ascending: false },
+        { columnName: second, ascending: false },
+        { columnName: 'id', ascending: true },
+      ])
+      .select(['id', 'published_at', 'engagement_score'])
+      .offset(offset)
+      .limit(limit)
+      .toArray();
+    return rows.map((r) => clipHit(r, 0));
+  }
+
+  getClips(ids: string[]): Promise<ClipDoc[]> {
+    return this.docsByIds('clips', ids, ['id', 'doc', 'clip_entity_keys', 'entity_keys'], (doc) => ({
+      ...(doc as ClipDoc),
+      vector: null,
+    }));
+  }
+
+  async searchNames(query: NameQuery, limit: number): Promise<NameHit[]> {
+    const words = query.words.flatMap((w) => analyze(w));
+    if (words.length === 0 || query.kinds.length === 0) return [];
+    // The fuzzy prefix is the first letter; LanceDB counts it in UTF-8 bytes (and panics when
+    // the cut falls inside a letter), so it is given as that letter's byte length.
+    const prefixLength = (w: string) =>
+      w.length > 3 ? Buffer.byteLength(String.fromCodePoint(w.codePointAt(0)!)) : 0;
+    const should: [Occur, FullTextQuery][] = words.map((w) => [
+      Occur.Should,
+      new MatchQuery(w, 'names', { fuzziness: fuzziness(w), prefixLength: prefixLength(w) }),
+    ]);
+    const last = words.at(-1)!;
+    if (last.length >= 2) should.push([Occur.Should, new MatchQuery(last, 'prefixes')]);
+    const rows = await this.table('names')
+      .query()
+      .fullTextSearch(should.length === 1 ? should[0]![1] : new BooleanQuery(should))
+      .where(inList('kind', query.kinds))
+      .select(['id', 'kind', 'names', 'popularity', 'record', '_score'])
+      .limit(limit)
+      .toArray();
+    return rows.map((r) => ({
+      doc: {
+        id: r.id,
+        kind: r.kind,
+        names: String(r.names).split(' ; '),
+        popularity: r.popularity,
+        record: r.record,
+      },
+      score: r._score,
+    }));
+  }
+
+  async countEpisodes(keys: string[]): Promise<Map<string, number>> {
+    const table = this.table('episodes');
+    const unique = [...new Set(keys)];
+    const counts = await Promise.all(
+      unique.map((k) => table.countRows(`array_has(entity_keys, ${sqlString(k)})`)),
+    );
+    return new Map(unique.map((k, i) => [k, counts[i]!]));
+  }
+
+  async stats(): Promise<IndexStats> {
+    const [lines, linesWithVectors, segments, clips, names] = await Promise.all([
+      this.table('lines').countRows(),
+      this.table('line_vectors').countRows(),
+      this.table('segments').countRows(),
+      this.table('clips').countRows(),
+      this.table('names').countRows(),
+    ]);
+    return { lines, linesWithVectors, segments, clips, names };
+  }
+}
+
+function lineHit(r: Record<string, unknown>, score: unknown): LineHit {
+  return {
+    id: r.id as string,
+    segment_id: r.segment_id as string,
+    episode_id: r.episode_id as string,
+    number: r.number as number,
+    published_at: r.published_at as number,
+    score: Number(score),
+  };
+}
+
+function clipHit(r: Record<string, unknown>, score: number): ClipHit {
+  return {
+    id: r.id as string,
+    published_at: r.published_at as number,
+    engagement_score: r.engagement_score as number,
+    score,
+  };
+}
