@@ -92,7 +92,7 @@ export function findMentions(
   for (let i = 0; i < lines.length; i++) {
     const toks = tokenize(lines[i]!.text);
     tokens[i] = toks;
-    const matches = gazetteer.match(toks);
+    const matches = gazetteer.match(toks, lines[i]!.text);
     for (let k = 0; k < matches.length; k++) {
       const match = matches[k]!;
       const entry = match.entries[0]!;
@@ -244,7 +244,19 @@ export function finalizeMentions(
   detectedAt: number,
 ): MentionsDetected {
   const adLines = adLineSet(transcript, facts.adReads);
-  const mentions: Mention[] = found.map((m) => ({ ...m, in_ad: adLines.has(m.line_number) }));
+  const mentions: Mention[] = found.map((m) => ({
+    entity_id: m.entity_id,
+    line_number: m.line_number,
+    speaker: m.speaker,
+    start_seconds: m.start_seconds,
+    end_seconds: m.end_seconds,
+    variant: m.variant,
+    char_start: m.char_start,
+    char_end: m.char_end,
+    in_ad: adLines.has(m.line_number),
+    matched: m.matched,
+    match: m.match,
+  }));
 
   const hosts = new Set(facts.hostIds);
   for (const p of facts.episode.people) {

@@ -1,7 +1,7 @@
 import type { Entity } from '../../schemas/generated/index.ts';
+import { foldAccents as fold } from '../../schemas/text-folding.ts';
 import { everydayWord, functionWord, ordinaryWord } from './lexicon.ts';
 import { phoneticKey } from './phonetic.ts';
-import { foldAccents as fold } from '../../schemas/text-folding.ts';
 import { stem, type Token, tokenize } from './tokenize.ts';
 
 /**
@@ -260,12 +260,16 @@ export class Gazetteer {
     this.entities.delete(entityId);
   }
 
-  /** Leftmost-longest alias matches whose case rule holds. */
-  match(tokens: Token[]): AliasMatch[] {
+  /**
+   * Leftmost-longest alias matches whose case rule holds. `text`, the line the tokens come from,
+   * lets the automaton skip looking inside joined words when the line has none.
+   */
+  match(tokens: Token[], text?: string): AliasMatch[] {
     const out: AliasMatch[] = [];
     const n = tokens.length;
     const root = this.root;
     const phonetic = this.phoneticRoot.size > 0;
+    const joins = text === undefined || JOINED.test(text);
     let lowerLine: boolean | undefined;
     let i = 0;
     while (i < n) {
@@ -297,14 +301,12 @@ export class Gazetteer {
         // A name inside a joined word, or a person's name by sound (two name-like words in a row:
         // capitalised, unless the line has no capitals at all; one of them spelled right).
         const norm = token.norm;
-        if (first === undefined && norm.length > 2 && joined(norm)) best = this.matchPart(token, i);
+        if (joins && first === undefined && norm.length > 4 && joined(norm)) best = this.matchPart(token, i);
         if (!best && phonetic && i + 1 < n) {
-          lowerLine ??= lowercaseLine(tokens);
           const next = tokens[i + 1]!;
-          if (
-            (lowerLine || (capitalised(token) && capitalised(next))) &&
-            (this.nameWords.has(norm) || this.nameWords.has(next.norm))
-          )
+          if (!capitalised(token)) lowerLine ??= lowercaseLine(tokens);
+          const named = capitalised(token) ? capitalised(next) : lowerLine;
+          if (named && (this.nameWords.has(norm) || this.nameWords.has(next.norm)))
             best = this.matchPhonetic(tokens, i);
         }
       }
@@ -423,6 +425,9 @@ function walk(first: TrieNode, tokens: Token[], i: number): { end: number; out: 
   }
   return candidates;
 }
+
+/** A line with a word joined by a hyphen or a dot. */
+const JOINED = /[\p{L}\p{N}][.-][\p{L}\p{N}]/u;
 
 /** A word joined by a hyphen or a dot ("anti-Congress", "substack.com"). */
 function joined(norm: string): boolean {

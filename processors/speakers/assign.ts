@@ -1,8 +1,8 @@
 import type { Entity, SpeakersIdentified, Transcript } from '../../schemas/generated/index.ts';
+import { foldAccents as fold } from '../../schemas/text-folding.ts';
 import type { Gazetteer } from '../mentions/gazetteer.ts';
 import { LineView } from '../mentions/line-view.ts';
 import { phoneticKey } from '../mentions/phonetic.ts';
-import { foldAccents as fold } from '../../schemas/text-folding.ts';
 import { type Token, tokenize } from '../mentions/tokenize.ts';
 import { type Cue, type Ref, readCues } from './cues.ts';
 

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import {
   evaluateMentions,
   evaluateSpeakers,
@@ -110,9 +111,13 @@ export const mentionsBench: Bench = {
       sampleLines += t.lines.length;
       if (sampleLines >= 100_000) break;
     }
+    // One pass to warm up (compiled code, caches), then the measured passes: wall clock, and the
+    // CPU time of this process (what one core spends, whatever else the machine is running).
+    for (const t of sample) detectMentions(t, factsFor(ctx, t.episode_id)!, ctx.gazetteer, 0);
     let lines = 0;
     let mentions = 0;
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     while (lines < THROUGHPUT_LINES) {
       for (const t of sample) {
         mentions += detectMentions(t, factsFor(ctx, t.episode_id)!, ctx.gazetteer, 0).mentions.length;
@@ -120,6 +125,8 @@ export const mentionsBench: Bench = {
       }
     }
     const seconds = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
+    const cpuSeconds = (cpu.user + cpu.system) / 1e6;
     const results: BenchResult[] = [
       {
         bench: 'mentions',
@@ -173,7 +180,15 @@ export const mentionsBench: Bench = {
         value: Math.round(lines / seconds),
         unit: 'lines/s',
         target: { op: '>=', value: 100_000 },
-        note: `${lines.toLocaleString()} lines, ${mentions.toLocaleString()} mentions`,
+        note: `${lines.toLocaleString()} lines, ${mentions.toLocaleString()} mentions, wall clock after a warm-up pass`,
+      },
+      {
+        bench: 'mentions',
+        metric: 'detection throughput, per CPU second',
+        value: Math.round(lines / cpuSeconds),
+        unit: 'lines/s',
+        target: { op: '>=', value: 100_000 },
+        note: `${cpuSeconds.toFixed(2)} s of CPU in ${seconds.toFixed(2)} s (the machine's load: ${os.loadavg()[0]!.toFixed(1)})`,
       },
     ];
     return results;
