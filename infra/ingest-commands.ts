@@ -78,6 +78,10 @@ export function registerIngestCommands(program: Command, config: () => Promise<C
       schedule,
     )
     .option('--chart-days <n>', 'days of chart snapshots', positive, 30)
+    .option(
+      '--speech-noise [on|off]',
+      'what real speech-to-text does: generic labels, merged turns, lower case, misspellings (default: the preset’s; on for bench)',
+    )
     .action(
       async (opts: {
         out: string;
@@ -88,6 +92,7 @@ export function registerIngestCommands(program: Command, config: () => Promise<C
         asOf?: number;
         schedule?: (typeof SCHEDULES)[number];
         chartDays: number;
+        speechNoise?: string | boolean;
       }) => {
         const { generateCorpus, PRESETS, startOfUtcDay } = await import('../ingest/corpus/generate.ts');
         const preset = opts.preset ? PRESETS[opts.preset as keyof typeof PRESETS] : PRESETS.demo;
@@ -108,6 +113,10 @@ export function registerIngestCommands(program: Command, config: () => Promise<C
           schedule: releases,
           asOf: releases === 'recent' ? Math.floor(asOf / 60_000) * 60_000 : startOfUtcDay(asOf),
           chartDays: opts.chartDays,
+          speechNoise:
+            opts.speechNoise === undefined
+              ? 'speechNoise' in preset && preset.speechNoise
+              : opts.speechNoise !== 'off',
           onProgress: (p) => {
             const s = p.elapsedMs / 1000;
             status.update(

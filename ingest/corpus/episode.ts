@@ -434,12 +434,13 @@ class EpisodeGenerator {
     const entities: EntityRelevanceTruth[] = [];
     for (const [id, count] of this.rec.entityCounts) {
       const nonAd = this.rec.entityLines.get(id)?.size ?? 0;
-      const onTarget = (featured.has(id) && !hostIds.has(id)) || credited.has(id) || nonAd >= 3;
+      const pinned = (featured.has(id) && !hostIds.has(id)) || credited.has(id);
       entities.push({
         entity_id: id,
-        relevance: onTarget ? 'on_target' : 'incidental',
+        relevance: pinned || nonAd >= 3 ? 'on_target' : 'incidental',
         mention_count: count,
         non_ad_lines: nonAd,
+        pinned,
       });
     }
 

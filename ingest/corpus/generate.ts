@@ -5,6 +5,7 @@ import { biasEvaluations, chartDays } from './charts.ts';
 import { generateEpisode, type ReleaseSchedule } from './episode.ts';
 import { NdjsonWriter } from './ndjson-writer.ts';
 import { Rng } from './rng.ts';
+import { addKnownVariants, addSpeechNoise } from './speech-noise.ts';
 import { PACKS } from './vocabulary/index.ts';
 import { contentStems, phraseForm, QUERIES } from './vocabulary/queries.ts';
 
@@ -54,6 +55,8 @@ export interface GenerateOptions {
   chartDays?: number;
   /** Transcript length range in lines (default 140-320). */
   linesPerEpisode?: readonly [number, number];
+  /** What real speech-to-text does: generic labels, merged turns, misspellings… (speech-noise.ts). */
+  speechNoise?: boolean;
   onProgress?: (p: GenerateProgress) => void;
 }
 
@@ -67,6 +70,7 @@ export interface GenerateProgress {
 export interface Manifest {
   format: 'earshot-corpus-ndjson/1';
   generator_version: number;
+  speech_noise: boolean;
   seed: number;
   as_of: string;
   /** How publication dates fall before `as_of`. */
@@ -86,7 +90,7 @@ export interface Manifest {
 }
 
 /** Bumped whenever the same seed and sizes would produce different files. */
-export const GENERATOR_VERSION = 5;
+export const GENERATOR_VERSION = 6;
 
 export const PRESETS = {
   /**
@@ -94,8 +98,17 @@ export const PRESETS = {
    * quick, dated up to the minute it is generated, so every read has data in its default window.
    */
   demo: { podcasts: 12, episodesPerPodcast: 8, linesPerEpisode: [24, 40], schedule: 'recent' },
-  /** At least 1,000,000 transcript lines. */
-  bench: { podcasts: 180, episodesPerPodcast: 25, linesPerEpisode: [140, 320], schedule: 'spread' },
+  /**
+   * At least 1,000,000 transcript lines, with the noise of real speech-to-text (merged turns make
+   * fewer lines: 26 episodes a podcast instead of 25).
+   */
+  bench: {
+    podcasts: 180,
+    episodesPerPodcast: 26,
+    linesPerEpisode: [140, 320],
+    schedule: 'spread',
+    speechNoise: true,
+  },
   /** For tests. */
   small: { podcasts: 6, episodesPerPodcast: 3, linesPerEpisode: [60, 120], schedule: 'spread' },
 } as const satisfies Record<
@@ -105,6 +118,7 @@ export const PRESETS = {
     episodesPerPodcast: number;
     linesPerEpisode: readonly [number, number];
     schedule: ReleaseSchedule;
+    speechNoise?: boolean;
   }
 >;
 
@@ -128,6 +142,7 @@ export async function generateCorpus(options: GenerateOptions): Promise<Manifest
   const emit = (type: RecordFileType, data: unknown) => writers[type].write({ type, data });
 
   const catalog = generateCatalog(root.fork('catalog'), { podcasts: options.podcasts, asOf });
+  if (options.speechNoise) addKnownVariants(catalog);
   for (const p of catalog.publishers) emit('publisher', p);
   for (const p of catalog.podcasts) emit('podcast', p.podcast);
   for (const e of catalog.entities) emit('entity', e);
@@ -182,6 +197,7 @@ export async function generateCorpus(options: GenerateOptions): Promise<Manifest
         linesPerEpisode: options.linesPerEpisode,
         schedule: options.schedule,
       });
+      if (options.speechNoise) addSpeechNoise(ep, show, catalog, root.fork('noise', show.index, e));
       published.push(ep.episode.published_at);
       emit('episode', ep.episode);
       emit('ad_reads', ep.adReads);
@@ -253,6 +269,7 @@ export async function generateCorpus(options: GenerateOptions): Promise<Manifest
   const manifest: Manifest = {
     format: 'earshot-corpus-ndjson/1',
     generator_version: GENERATOR_VERSION,
+    speech_noise: options.speechNoise ?? false,
     seed: options.seed,
     as_of: new Date(asOf).toISOString(),
     schedule: options.schedule ?? 'spread',

@@ -13,6 +13,7 @@ import { dashboardBench } from './dashboard.bench.ts';
 import { eventLogBench } from './event-log.bench.ts';
 import { ingestBench } from './ingest.bench.ts';
 import { mentionsBench, speakersBench } from './mentions.bench.ts';
+import { realSpeechBench } from './real-speech.bench.ts';
 import { searchLatencyBench } from './search-latency.bench.ts';
 import { searchRelevanceBench } from './search-relevance.bench.ts';
 import { cliBench, startupBench } from './startup.bench.ts';
@@ -32,6 +33,7 @@ export const BENCHES: Bench[] = [
   searchLatencyBench,
   mentionsBench,
   speakersBench,
+  realSpeechBench,
   ingestBench,
   startupBench,
   cliBench,

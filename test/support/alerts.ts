@@ -131,6 +131,8 @@ export function episodeEvents(input: {
         char_start: 0,
         char_end: 5,
         in_ad: false,
+        matched: null,
+        match: null,
       })),
     ),
     entities: (input.mentioned ?? []).map((m) => ({
