@@ -125,6 +125,8 @@ export function episodeEvents(o: {
               char_start: 18,
               char_end: 25,
               in_ad: false,
+              matched: 'markets',
+              match: 'name',
             },
           ]
         : [],
