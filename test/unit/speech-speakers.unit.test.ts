@@ -158,6 +158,44 @@ describe('case 1: speaker identification that reads sentences', () => {
     });
   });
 
+  it('takes a self-introduction as the speaker’s name, not a sentence that only starts like one', () => {
+    // Nobody credited but the host, generic labels and no hand-off: only what each label says of
+    // itself puts the guests in the room and tells them apart. "I am Karthik Shashidhar fan" does not end its clause at the
+    // name, and "if I were Pavan Srinath" is a supposition: neither introduces anyone.
+    const t = transcript(
+      ['Amit Varma', 'Welcome back to the show, where today we talk about land.'],
+      ['Guest 1', 'Hi, this is Karthik Shashidhar. Thanks for having me back on the show.'],
+      [
+        'Guest 2',
+        'Thanks. I am Karthik Shashidhar fan, honestly, and if I were Pavan Srinath I would say so too. ' +
+          "So, I'm Pavan Srinath.",
+      ],
+      ['Guest 1', 'And the land laws go back to the fifties, which is where it starts.'],
+      ['Guest 2', 'They do, and it shows.'],
+    );
+    expect(identify(t, [])).toEqual({
+      'Amit Varma': ['amit', 'HOST'],
+      'Guest 1': ['karthik', 'GUEST'],
+      'Guest 2': ['pavan', 'GUEST'],
+    });
+    // The same supposition and fandom alone, with one label speaking them: nobody introduced.
+    const none = transcript(
+      ['Amit Varma', 'Welcome back to the show.'],
+      ['SPEAKER_1', 'I am Karthik Shashidhar fan, honestly. And if I were Pavan Srinath I would say so.'],
+      ['SPEAKER_2', 'Fair enough.'],
+    );
+    const got = identifySpeakers(
+      none,
+      { episode: { ...episode, people: [] }, podcast, adReads: [] },
+      deps,
+    ).speakers.map((s) => [s.label, s.person_id]);
+    expect(got).toEqual([
+      ['Amit Varma', 'amit'],
+      ['SPEAKER_1', null],
+      ['SPEAKER_2', null],
+    ]);
+  });
+
   it('names a caller only with a name: not "And" or "So"', () => {
     const t = transcript(
       ['Amit Varma', 'Let us take a call. And from the look of it, you are on the air.'],
