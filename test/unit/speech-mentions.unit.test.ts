@@ -114,6 +114,23 @@ describe('case 2: disambiguation per alias', () => {
     ]);
   });
 
+  it('does not take a brand said as a verb: "to Google him", "you can google it"', () => {
+    const google = entity('google', 'COMPANY', 'Google');
+    const t = transcriptOf(
+      'He is a futurist, and I urge you to Google him and read his essays.',
+      'There is a story about it, you can google it.',
+      'I do not know what that is. I will have to Google it to find out.',
+      'The talent went from Yahoo to Google, and from Amazon to Google it was the same story.',
+      'He sold his firm to Google. Google bought it for the maps.',
+    );
+    expect(found(t, gazetteer(google))).toEqual([
+      [4, 'google', 'Google'],
+      [4, 'google', 'Google'],
+      [5, 'google', 'Google'],
+      [5, 'google', 'Google'],
+    ]);
+  });
+
   it('lets entities named together support each other: "Apple, Amazon, Microsoft"', () => {
     const t = transcriptOf(
       'The big firms of the last twenty years, Apple, Amazon, Microsoft, all started in a garage somewhere.',
