@@ -169,9 +169,24 @@ export function assignSpeakers(input: AssignInput): AssignResult {
     const e = input.entity(id);
     if (e) add(id, e.name, 'HOST', true);
   }
+  // A credit whose name several catalog people share (one's name, the others' alias: a guest
+  // and the historical figure of the same name) credits the one whose name it is.
+  const byName = (name: string): string | null => {
+    const tokens = tokenize(name);
+    const want = fold(name).toLowerCase().trim();
+    for (const m of gazetteer.match(tokens)) {
+      if (m.start !== 0 || m.end !== tokens.length) continue;
+      const named = [...new Set(m.entries.map((e) => e.entityId))].filter((id) => {
+        const e = input.entity(id);
+        return e?.kind === 'PERSON' && fold(e.name).toLowerCase().trim() === want;
+      });
+      if (named.length === 1) return named[0]!;
+    }
+    return null;
+  };
   for (const p of input.credits) {
     const found = personIn(tokenize(p.name));
-    const id = found.length === 1 ? found[0]!.id : null;
+    const id = found.length === 1 ? found[0]!.id : byName(p.name);
     add(id, id ? input.entity(id)!.name : p.name, p.role, true);
   }
 

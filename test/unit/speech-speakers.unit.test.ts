@@ -254,6 +254,41 @@ describe('case 1: speaker identification that reads sentences', () => {
     });
   });
 
+  it('credits the person whose name the credit is when another shares it as an alias', () => {
+    // A guest and the historical figure of the same name: the credit "Jayant Rao" is the guest's
+    // catalog name and only an alias of the other.
+    const guestRao = person('rao', 'Jayant Rao');
+    const oldRao = person('rao-1902', 'Jayant Rao (1902-1979)', { aliases: ['Jayant Rao'] });
+    const cast = new Map([amit, guestRao, oldRao].map((e) => [e.id, e]));
+    const g = new Gazetteer();
+    for (const e of cast.values()) g.add(e);
+    const t = transcript(
+      ['Amit Varma', 'Welcome back to the show. Today we talk about the reform of the states.'],
+      ['Guest', long(10)],
+      ['Amit Varma', 'Go on.'],
+      ['Guest', long(10)],
+    );
+    const got = identifySpeakers(
+      t,
+      {
+        episode: {
+          ...episode,
+          people: [
+            { name: 'Amit Varma', role: 'host' },
+            { name: 'Jayant Rao', role: 'guest' },
+          ],
+        },
+        podcast,
+        adReads: [],
+      },
+      { gazetteer: g, entity: (id: string) => cast.get(id), identifiedAt: 0 },
+    ).speakers.map((x) => [x.label, x.person_id, x.role]);
+    expect(got).toEqual([
+      ['Amit Varma', 'amit', 'HOST'],
+      ['Guest', 'rao', 'GUEST'],
+    ]);
+  });
+
   it('names a caller only with a name: not "And" or "So"', () => {
     const t = transcript(
       ['Amit Varma', 'Let us take a call. And from the look of it, you are on the air.'],
