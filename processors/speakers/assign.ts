@@ -55,7 +55,7 @@ function amount(kind: keyof typeof WEIGHT, n: number): number {
 /**
  * A single credited guest left with a single label left takes it unless the label speaks against
  * it: named in passing up to four times is tolerated (merged turns carry the host's words about
- * the guest), more is not.
+ * the guest), more is not — unless those names are rare in what the label says (`STORY_RATE`).
  */
 const LONE_FLOOR = -1;
 /** Passing names per 1,000 words of a label that a storyteller's reported speech explains. */
