@@ -29,6 +29,8 @@ export interface AgentToolServerOptions {
   wrapCalls?: (path: ToolCallPath) => ToolCallPath;
   /** Clock of access-token checks (tests). */
   now?: () => number;
+  /** An HTTP server already listening, to serve on (instead of `listen`ing later). */
+  server?: import('node:http').Server;
 }
 
 /**
@@ -59,6 +61,7 @@ export async function buildAgentToolServer(api: FastifyInstance, opts: AgentTool
     docsUrl: opts.docsUrl,
     authGuide: authGuide({ publicUrl: opts.publicUrl, dashboardUrl: opts.dashboardUrl, mcpUrl: auth.settings.resource }),
     failedAuthPerMinute: opts.failedAuthPerMinute,
+    server: opts.server,
   });
   host.decorate('toolUsage', usage);
   host.addHook('onClose', async () => {

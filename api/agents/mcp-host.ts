@@ -1,3 +1,4 @@
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
@@ -45,6 +46,8 @@ export interface McpHostOptions {
   /** Failed authentications allowed per client address and minute (default 20). */
   failedAuthPerMinute?: number;
   version?: string;
+  /** An HTTP server already listening (the service binds the port first, to know `{mcp_url}`). */
+  server?: HttpServer;
 }
 
 /**
@@ -55,7 +58,19 @@ export interface McpHostOptions {
  * `/auth.md`.
  */
 export async function buildMcpHost(opts: McpHostOptions): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: opts.logger, bodyLimit: 1_048_576 });
+  const server = opts.server;
+  const app = Fastify({
+    loggerInstance: opts.logger,
+    bodyLimit: 1_048_576,
+    ...(server
+      ? {
+          serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) => {
+            server.on('request', handler);
+            return server;
+          },
+        }
+      : {}),
+  });
   const mcpPath = new URL(opts.mcpUrl).pathname.replace(/\/$/, '') || '/';
   const metadataUrl = new URL(`/.well-known/oauth-protected-resource${mcpPath === '/' ? '' : mcpPath}`, opts.mcpUrl).toString();
   const failedPerMinute = opts.failedAuthPerMinute ?? 20;
