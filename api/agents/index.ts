@@ -13,7 +13,7 @@ import { TOOLS } from './tools.ts';
 
 export { PROTOCOL_VERSIONS } from './mcp-host.ts';
 export type { ToolCall, ToolCallPath, ToolCaller } from './tool-calls.ts';
-export { DEFAULT_CATEGORIES, TOOL_CATEGORIES, type ToolDeclaration } from './tool-registry.ts';
+export { buildTools, DEFAULT_CATEGORIES, TOOL_CATEGORIES, type ToolDeclaration } from './tool-registry.ts';
 export { TOOLS } from './tools.ts';
 
 export interface AgentToolServerOptions {
