@@ -239,7 +239,8 @@ describe('access tokens', () => {
   });
 
   it('answers a missing or unknown credential with 401 and where to authorize', async () => {
-    for (const headers of [{}, { authorization: 'Bearer esk_not_a_key_at_all_000000000000' }, { authorization: 'Basic abc' }]) {
+    const attempts: Record<string, string>[] = [{}, { authorization: 'Bearer esk_not_a_key_at_all_000000000000' }, { authorization: 'Basic abc' }];
+    for (const headers of attempts) {
       const res = await mcp(headers);
       expect(res.status).toBe(401);
       expect(res.challenge).toMatch(/resource_metadata="/);
