@@ -91,7 +91,12 @@ export async function clipSearch(
     const episode = c && episodeRef(ctx, c.episode_id);
     if (c && episode) data.push(clipSearchItemView(c, episode, ctx, relevance(h)));
   }
-  return page(cursors, data, hasMore, endpoint, offset + limit);
+  const out: ReturnType<typeof page<(typeof data)[number]>> & {
+    semantic_coverage?: { embedded: number; total: number };
+  } = page(cursors, data, hasMore, endpoint, offset + limit);
+  const coverage = q ? services.semanticCoverage?.() : undefined;
+  if (coverage) out.semantic_coverage = coverage;
+  return out;
 }
 
 export interface ClipListParams {

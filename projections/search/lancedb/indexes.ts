@@ -9,8 +9,10 @@ export async function ensureScalarIndexes(table: Tables): Promise<void> {
   const wanted: [StoreTable, string, Index][] = [
     ['lines', 'episode_id', Index.btree()],
     ['lines', 'entity_keys', Index.labelList()],
-    ['line_vectors', 'episode_id', Index.btree()],
-    ['line_vectors', 'entity_keys', Index.labelList()],
+    ['passages', 'id', Index.btree()],
+    ['passages', 'episode_id', Index.btree()],
+    ['passage_vectors', 'episode_id', Index.btree()],
+    ['passage_vectors', 'entity_keys', Index.labelList()],
     ['segments', 'id', Index.btree()],
     ['segments', 'episode_id', Index.btree()],
     ['segments', 'entity_keys', Index.labelList()],

@@ -5,7 +5,8 @@ export const DEFAULT_DIMENSIONS = 384;
 
 export type IndexName =
   | 'lines'
-  | 'line_vectors'
+  | 'passages'
+  | 'passage_vectors'
   | 'segments'
   | 'clips'
   | 'clip_vectors'
@@ -16,7 +17,8 @@ export type IndexName =
   | 'meta';
 export const DATA_INDEXES: IndexName[] = [
   'lines',
-  'line_vectors',
+  'passages',
+  'passage_vectors',
   'segments',
   'clips',
   'clip_vectors',
@@ -26,9 +28,13 @@ export const DATA_INDEXES: IndexName[] = [
   'parts',
 ];
 /** Where each kind of document keeps its vectors. */
-export const VECTORS = { lines: 'line_vectors', clips: 'clip_vectors' } as const;
-/** Layout of the indexes; an index of another layout is refused at open (rebuild it). */
-export const LAYOUT = 2;
+export const VECTORS = { passages: 'passage_vectors', clips: 'clip_vectors' } as const;
+/**
+ * Layout of the indexes; an index of another layout is refused at open (rebuild it). 1: vectors
+ * inside the line documents; 2: one vector per line in `line_vectors`; 3: passages (`passages`,
+ * `passage_vectors`).
+ */
+export const LAYOUT = 3;
 
 // biome-ignore lint/suspicious/noExplicitAny: OpenSearch request and response bodies are JSON
 export type Json = any;
@@ -77,6 +83,14 @@ export function openSearchMappings(dims: number): Record<IndexName, Json> {
     segment_id: keyword,
     segment_type: keyword,
     number: { type: 'integer' },
+  };
+  const passageFields = {
+    id: keyword,
+    ...episodeFields,
+    segment_id: keyword,
+    segment_type: keyword,
+    number: { type: 'integer' },
+    last_number: { type: 'integer' },
     vector_key: { type: 'keyword', index: false },
   };
   const clipFields = {
@@ -91,7 +105,8 @@ export function openSearchMappings(dims: number): Record<IndexName, Json> {
   };
   return {
     lines: { properties: { ...lineFields, text: { type: 'text', analyzer: 'earshot_text' } } },
-    line_vectors: { properties: { ...lineFields, text: { type: 'text', index: false }, vector } },
+    passages: { properties: { ...passageFields, text: { type: 'text', index: false } } },
+    passage_vectors: { properties: { ...passageFields, text: { type: 'text', index: false }, vector } },
     segments: {
       properties: {
         id: keyword,
