@@ -66,6 +66,15 @@ export function registerIngestCommands(program: Command, config: () => Promise<C
       day,
     )
     .option('--chart-days <n>', 'days of chart snapshots', positive, 30)
+    .option(
+      '--turns <lengths>',
+      'turn lengths: short (one or two sentences) or realistic (long-tailed answers, monologues of 1,000+ tokens ending with a planted concept)',
+      (v: string) => {
+        if (v !== 'short' && v !== 'realistic') throw new InvalidArgumentError('short or realistic');
+        return v;
+      },
+      'short',
+    )
     .action(
       async (opts: {
         out: string;
@@ -75,6 +84,7 @@ export function registerIngestCommands(program: Command, config: () => Promise<C
         seed: number;
         asOf?: number;
         chartDays: number;
+        turns: 'short' | 'realistic';
       }) => {
         const { generateCorpus, PRESETS, startOfUtcDay } = await import('../ingest/corpus/generate.ts');
         const preset = opts.preset ? PRESETS[opts.preset as keyof typeof PRESETS] : PRESETS.demo;
@@ -92,6 +102,7 @@ export function registerIngestCommands(program: Command, config: () => Promise<C
           out: opts.out,
           asOf: opts.asOf === undefined ? undefined : startOfUtcDay(opts.asOf),
           chartDays: opts.chartDays,
+          turns: opts.turns,
           onProgress: (p) => {
             const s = p.elapsedMs / 1000;
             status.update(

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { generateCatalog } from './catalog.ts';
 import { biasEvaluations, chartDays } from './charts.ts';
 import { generateEpisode } from './episode.ts';
+import type { TurnLengths } from './episode-script.ts';
 import { NdjsonWriter } from './ndjson-writer.ts';
 import { Rng } from './rng.ts';
 import { PACKS } from './vocabulary/index.ts';
@@ -36,6 +37,8 @@ export const GROUND_TRUTH_FILES = {
   relevance: 'ground-truth/relevance.ndjson',
   /** Lines a paraphrase query's judgements leave out (they share a word with it): neither relevant nor not. */
   unjudged: 'ground-truth/unjudged.ndjson',
+  /** Long answers (`turns: 'realistic'`) and the concept only their last sentence expresses. */
+  tails: 'ground-truth/tails.ndjson',
 } as const;
 
 export interface GenerateOptions {
@@ -49,6 +52,11 @@ export interface GenerateOptions {
   chartDays?: number;
   /** Transcript length range in lines (default 140-320). */
   linesPerEpisode?: readonly [number, number];
+  /**
+   * Turn lengths: `short` (default; one or two sentences a turn) or `realistic` (long-tailed
+   * guest answers, monologues of 1,000+ tokens with a planted tail; episode-script.ts).
+   */
+  turns?: TurnLengths;
   onProgress?: (p: GenerateProgress) => void;
 }
 
@@ -165,7 +173,9 @@ export async function generateCorpus(options: GenerateOptions): Promise<Manifest
         asOf,
         rng: root.fork('episode', show.index, e),
         linesPerEpisode: options.linesPerEpisode,
+        ...(options.turns ? { turns: options.turns } : {}),
       });
+      for (const t of ep.tails) truth.tails.write(t);
       published.push(ep.episode.published_at);
       emit('episode', ep.episode);
       emit('ad_reads', ep.adReads);
