@@ -16,13 +16,23 @@ function isErrorCode(code: string): code is ErrorCode {
  * `/authentication` (the page problem `resolve` links name) → the authentication guide.
  */
 export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const hidden = { schema: { hide: true } } as const;
+  // Documented as HTML pages (the OpenAPI document lists every route the service serves).
+  const htmlPage = (summary: string) => ({
+    schema: {
+      tags: ['documentation'],
+      summary,
+      response: { 200: { description: 'an HTML page', content: { 'text/html': { schema: Type.String() } } } },
+    },
+  });
 
-  app.get('/', hidden, async (_request, reply) =>
-    reply.type(HTML).send(
-      page(
-        'Earshot',
-        html`<h1>Earshot</h1>
+  app.get(
+    '/',
+    htmlPage('Landing page: links to the reference, the OpenAPI document, llms.txt and auth.md'),
+    async (_request, reply) =>
+      reply.type(HTML).send(
+        page(
+          'Earshot',
+          html`<h1>Earshot</h1>
 <p>Podcast intelligence over REST: diarized, speaker-identified transcripts; keyword, semantic and
 hybrid dialogue search; who mentioned whom and how often; sponsors, charts and alerts.</p>
 <p>Every data endpoint lives under <code>/v1/</code> and takes an API key in the
@@ -35,11 +45,11 @@ hybrid dialogue search; who mentioned whom and how often; sponsors, charts and a
 <li><a href="/errors">Error codes</a>: what each <code>error_code</code> means</li>
 <li><a href="/readyz">Readiness</a>: engines, consumers, search</li>
 </ul>`,
+        ),
       ),
-    ),
   );
 
-  app.get('/errors', hidden, async (_request, reply) =>
+  app.get('/errors', htmlPage('Every error code, each linking its page'), async (_request, reply) =>
     reply.type(HTML).send(
       page(
         'Earshot error codes',
@@ -57,7 +67,12 @@ hybrid dialogue search; who mentioned whom and how often; sponsors, charts and a
 
   app.get(
     '/errors/:code',
-    { schema: { hide: true, params: Type.Object({ code: Type.String({ maxLength: 100 }) }) } },
+    {
+      schema: {
+        ...htmlPage('What an error code means and what to do: the page a problem `type` names').schema,
+        params: Type.Object({ code: Type.String({ maxLength: 100 }) }),
+      },
+    },
     async (request, reply) => {
       const { code } = request.params;
       if (!isErrorCode(code)) throw problem('not_found', `No error code ${code}; see /errors.`);
@@ -78,5 +93,15 @@ the request; <code>resolve</code>, when present, says how to fix it.</p>
     },
   );
 
-  app.get('/authentication', hidden, async (_request, reply) => reply.redirect('/auth.md', 302));
+  app.get(
+    '/authentication',
+    {
+      schema: {
+        tags: ['documentation'],
+        summary: 'The page problem `resolve` links name for authentication: redirects to /auth.md',
+        response: { 302: { description: 'to /auth.md', type: 'null' } },
+      },
+    },
+    async (_request, reply) => reply.redirect('/auth.md', 302),
+  );
 };
