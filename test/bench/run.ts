@@ -9,6 +9,7 @@ import { analyticsBench } from './analytics.bench.ts';
 import { apiBench } from './api.bench.ts';
 import type { Bench, BenchResult } from './bench.ts';
 import { meets } from './bench.ts';
+import { embeddingsBench } from './embeddings.bench.ts';
 import { eventLogBench } from './event-log.bench.ts';
 import { ingestBench } from './ingest.bench.ts';
 import { mentionsBench, speakersBench } from './mentions.bench.ts';
@@ -27,6 +28,7 @@ export const BENCHES: Bench[] = [
   alertsE2eBench,
   searchRelevanceBench,
   searchLatencyBench,
+  embeddingsBench,
   mentionsBench,
   speakersBench,
   ingestBench,
