@@ -325,8 +325,8 @@ export interface SearchIndex {
   scheduleRefresh(): void;
 
   /**
-   * Episodes (at most `limit`) holding passages or clips without a vector: the vector filler's
-   * next work. Rows get their vectors after they are indexed (search-vector-filler.ts); an episode
+   * Episodes (at most `limit`) holding passages or clips without a vector, newest published first
+   * (a backfill of older episodes yields to fresh ones): the vector filler's next work. Rows get their vectors after they are indexed (search-vector-filler.ts); an episode
    * leaves this list through `settleVectors`.
    */
   pendingVectorEpisodes(limit: number): Promise<string[]>;

@@ -564,7 +564,8 @@ export function searchIndexContract(adapter: string, setup: () => Promise<Search
       await index.refresh();
       expect(await index.vectorBacklog()).toEqual({ passages: 3, clips: 1, embedded: 13, total: 17 });
       expect(sorted(await index.pendingVectorEpisodes(10))).toEqual(['ep_c', 'ep_d']);
-      expect(await index.pendingVectorEpisodes(1)).toHaveLength(1);
+      // Newest published first (ep_d day 12, ep_c day 9): fresh episodes before a backfill.
+      expect(await index.pendingVectorEpisodes(1)).toEqual(['ep_d']);
 
       const sources = await index.vectorSources(['ep_d', 'ep_c']);
       expect(

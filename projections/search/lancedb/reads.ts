@@ -111,7 +111,16 @@ export class LanceDbReads {
   }
 
   async pendingVectorEpisodes(limit: number): Promise<string[]> {
-    const rows = await this.table('pending').query().select(['id']).limit(limit).toArray();
+    // Newest published first: a backfill of older episodes yields to fresh ones.
+    const rows = await this.table('pending')
+      .query()
+      .orderBy([
+        { columnName: 'published_at', ascending: false },
+        { columnName: 'id', ascending: true },
+      ])
+      .select(['id', 'published_at'])
+      .limit(limit)
+      .toArray();
     return rows.map((r) => r.id as string);
   }
 

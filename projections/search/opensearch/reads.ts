@@ -68,7 +68,13 @@ export class OpenSearchReads {
   }
 
   async pendingVectorEpisodes(limit: number): Promise<string[]> {
-    const hits = await this.search('pending', { size: limit, track_total_hits: false, _source: ['id'] });
+    // Newest published first: a backfill of older episodes yields to fresh ones.
+    const hits = await this.search('pending', {
+      size: limit,
+      track_total_hits: false,
+      _source: ['id'],
+      sort: [{ published_at: 'desc' }, { id: 'asc' }],
+    });
     return hits.map((h: Json) => h._source.id as string);
   }
 
