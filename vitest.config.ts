@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 // Test tiers are chosen by file suffix. `npm test` runs unit, int and e2e (embedded engines,
-// offline); `npm run test:engines` runs the contract suites against real engines.
+// offline); `npm run test:browser` drives the dashboard in Chromium; `npm run test:engines` runs
+// the contract suites against real engines.
 export default defineConfig({
   test: {
     pool: 'forks',
@@ -17,6 +18,18 @@ export default defineConfig({
           include: ['**/*.e2e.test.ts'],
           exclude: ['node_modules/**'],
           fileParallelism: false,
+        },
+      },
+      {
+        // The dashboard in Debian's Chromium against the demo service (npm run test:browser).
+        extends: true,
+        test: {
+          name: 'browser',
+          include: ['**/*.browser.test.ts'],
+          exclude: ['node_modules/**'],
+          fileParallelism: false,
+          testTimeout: 240_000,
+          hookTimeout: 240_000,
         },
       },
       {

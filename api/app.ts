@@ -1,13 +1,27 @@
+import os from 'node:os';
+import path from 'node:path';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { type AlertApiExtras, alertApiServices, type DeliveryKit } from '../processors/alerts/index.ts';
+import {
+  type AlertApiExtras,
+  alertApiServices,
+  type DeliveryKit,
+  TokenSigner,
+} from '../processors/alerts/index.ts';
 import { analyticsReads } from '../projections/analytics/analytics-reads.ts';
 import type { AnalyticsStore } from '../projections/analytics/analytics-store.ts';
+import type { ArchiveStore, LiveFeed } from '../projections/archive/index.ts';
 import { CatalogLists } from '../projections/catalog/catalog-lists.ts';
 import type { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import type { Accounts } from '../projections/state/accounts.ts';
+import { ApiKeyUsage } from '../projections/state/api-key-usage.ts';
+import { Memberships } from '../projections/state/memberships.ts';
+import { People } from '../projections/state/people.ts';
+import { Sessions } from '../projections/state/sessions.ts';
 import type { StateStore } from '../projections/state/state-store.ts';
+import type { AttemptLimits, ChatOAuthSettings, EntityHit, PeopleServices } from './dashboard/context.ts';
+import { registerDashboard } from './dashboard/index.ts';
 import { pageRoutes } from './pages/pages.ts';
 import { Cursors } from './pagination.ts';
 import { authenticationPlugin } from './plugins/authentication.ts';
@@ -15,16 +29,20 @@ import { openapiPlugin } from './plugins/openapi.ts';
 import { clientErrorHandler, frameworkErrors, problemsPlugin } from './plugins/problems.ts';
 import { rateLimitsPlugin } from './plugins/rate-limits.ts';
 import { textGuardPlugin } from './plugins/text-guard.ts';
+import { UsageCounter, usagePlugin } from './plugins/usage.ts';
+import { ProblemError } from './problem.ts';
 import { RequestLogController } from './request-log.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { advertisingRoutes } from './routes/advertising.ts';
 import { alertDisableRoutes } from './routes/alert-disable.ts';
 import { alertHistoryRoutes } from './routes/alert-history.ts';
 import { alertRoutes } from './routes/alerts.ts';
+import { archiveRoutes } from './routes/archive.ts';
 import { biasRoutes } from './routes/bias.ts';
 import { chatRoutes } from './routes/chat.ts';
 import { companyPeopleRoutes } from './routes/companies-people.ts';
 import { entityRoutes } from './routes/entities.ts';
+import { episodeStreamRoutes } from './routes/episode-stream.ts';
 import { episodeRoutes } from './routes/episodes.ts';
 import { healthRoutes, type MetricsText, type ReadinessProbe } from './routes/health.ts';
 import { type IngestServices, ingestRoutes } from './routes/ingest.ts';
@@ -36,9 +54,22 @@ import { rankingRoutes } from './routes/rankings.ts';
 import { searchPodcasts, searchRoutes } from './routes/search.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { ProblemSchema } from './schemas.ts';
+import { type ENTITY_SEARCH_TYPES, searchEntities } from './search/name-search.ts';
 import type { SearchServices } from './search/search-services.ts';
+import { ArchiveBuilds } from './streams/archive-builds.ts';
+import { DEFAULT_STREAM_SETTINGS, type StreamSettings, Streams } from './streams/streams.ts';
 import { buildRequestValidator } from './validation.ts';
 import type { AnalyticsRouteOptions } from './views/analytics.ts';
+import { EpisodeRecord } from './views/episodes.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Open streams and their limits (when the archive is served). */
+    streams?: Streams;
+    /** The bulk download's builds (when the archive is served). */
+    archiveBuilds?: ArchiveBuilds;
+  }
+}
 
 /** Largest request line and headers the server reads. */
 export const MAX_HEADER_BYTES = 128 * 1024;
@@ -47,7 +78,12 @@ export interface ApiSettings {
   /** Public base URL of this API, used in links and the OpenAPI `servers`. */
   publicUrl: string;
   docsUrl: string;
+  /** Public address of the dashboard the API serves under `/dashboard` (`{dashboard_url}`). */
   dashboardUrl: string;
+  /** Sign-in, reset and sign-up attempts allowed (default `ATTEMPT_LIMITS`). */
+  attemptLimits?: AttemptLimits;
+  /** The team-chat app, for the install from the dashboard (absent: not offered). */
+  chatOAuth?: ChatOAuthSettings;
   /** Overrides every plan's per-minute request limit when set. */
   rateLimitPerMinute?: number;
   /** Failed authentications allowed per client address and minute (default 20; half per key prefix). */
@@ -55,6 +91,14 @@ export interface ApiSettings {
   bodyLimitBytes: number;
   /** Largest batch body on `POST /v1/ingest/batches`. */
   ingestBodyLimitBytes?: number;
+  /** Event streams and downloads: per-key limit, buffers, heartbeat (DEFAULT_STREAM_SETTINGS). */
+  streams?: Partial<StreamSettings>;
+  /** How far back the live episode stream resumes (default 7 days). */
+  streamRetentionMs?: number;
+  /** Where the bulk download builds the archive's days (default: under the OS temp dir). */
+  archiveBuildsDir?: string;
+  /** How long a built day serves before it is built again (default 10 minutes). */
+  archiveBuildsTtlMs?: number;
 }
 
 /** What routes read from. Each store or engine the API needs is one field here. */
@@ -72,6 +116,23 @@ export interface ApiServices {
   analytics?: AnalyticsStore;
   /** Batch ingest: producer, ingest state and ingest tokens (absent: the route is not served). */
   ingest?: IngestServices;
+  /**
+   * The episode archive and the live order as this process follows it (absent: the live stream,
+   * the archive replay and the bulk download are not served).
+   */
+  archive?: { store: ArchiveStore; feed: LiveFeed };
+  /** People, sessions, memberships and key usage (default: on `state`, links signed with `delivery.box`). */
+  people?: PeopleServices;
+}
+
+/** The dashboard's services on a state store; verification links are signed with a key of their own. */
+export function peopleServices(state: StateStore, delivery: DeliveryKit): PeopleServices {
+  return {
+    people: new People(state, new TokenSigner(delivery.box, 'account-verification')),
+    sessions: new Sessions(state),
+    memberships: new Memberships(state),
+    usage: new ApiKeyUsage(state),
+  };
 }
 
 export interface AppDeps {
@@ -116,14 +177,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('cursors', new Cursors(services.delivery.box));
   await app.register(problemsPlugin, { docsUrl: settings.docsUrl });
   await app.register(textGuardPlugin);
-  await app.register(openapiPlugin, { publicUrl: settings.publicUrl, docsUrl: settings.docsUrl });
+  await app.register(openapiPlugin, {
+    publicUrl: settings.publicUrl,
+    docsUrl: settings.docsUrl,
+    dashboardUrl: settings.dashboardUrl,
+  });
   // Rate limits first: their failed-authentication check runs before a key is looked up.
   await app.register(rateLimitsPlugin, {
     perMinute: settings.rateLimitPerMinute,
     failedPerMinute: settings.failedAuthPerMinute,
     fallbackPerMinute: 120,
   });
-  await app.register(authenticationPlugin, { accounts: services.accounts, docsUrl: settings.docsUrl });
+  await app.register(authenticationPlugin, {
+    accounts: services.accounts,
+    dashboardUrl: settings.dashboardUrl,
+  });
+  const people = services.people ?? peopleServices(services.state, services.delivery);
+  const usageCounter = new UsageCounter(people.usage, app.log);
+  await app.register(usagePlugin, { counter: usageCounter });
 
   // Alerting: one set of services (rules, reads, connections, notification emails) for its routes.
   const alerting = alertApiServices({
@@ -132,13 +203,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     delivery: services.delivery,
     extras: services.alerts,
     analytics: services.analytics,
-    publicUrl: settings.publicUrl,
   });
   await app.register(healthRoutes, { readiness: deps.readiness, metrics: deps.metrics });
-  await app.register(pageRoutes);
+  await app.register(pageRoutes, { dashboardUrl: settings.dashboardUrl });
   await app.register(accountRoutes, {
     accounts: services.accounts,
-    state: services.state,
+    notificationEmails: alerting.notificationEmails,
     dashboardUrl: settings.dashboardUrl,
     onNotificationEmailCreated: alerting.notificationEmails.verificationSender(app.log),
   });
@@ -155,6 +225,35 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
   if (services.search) await app.register(searchRoutes, { services: services.search });
+  if (services.archive) {
+    const streams = new Streams({ ...DEFAULT_STREAM_SETTINGS, ...settings.streams });
+    const builds = new ArchiveBuilds({
+      dir: settings.archiveBuildsDir ?? path.join(os.tmpdir(), `earshot-archive-builds-${process.pid}`),
+      ttlMs: settings.archiveBuildsTtlMs ?? 600_000,
+      archive: services.archive.store,
+      catalog: services.catalog,
+    });
+    app.addSchema(EpisodeRecord);
+    app.decorate('streams', streams);
+    app.decorate('archiveBuilds', builds);
+    // Open streams would hold the server's close up: they end first, asking clients to come back.
+    app.addHook('preClose', async () => streams.shutdown());
+    await app.register(episodeStreamRoutes, {
+      archive: services.archive.store,
+      feed: services.archive.feed,
+      catalog: services.catalog,
+      streams,
+      dashboardUrl: settings.dashboardUrl,
+      retentionMs: settings.streamRetentionMs ?? 7 * 86_400_000,
+    });
+    await app.register(archiveRoutes, {
+      archive: services.archive.store,
+      catalog: services.catalog,
+      streams,
+      builds,
+      dashboardUrl: settings.dashboardUrl,
+    });
+  }
   if (services.analytics) {
     // Every read served from the analytics store and the catalog: mentions, entities, sponsors and
     // ads, rankings, bias, podcasts / publishers / companies / people, episodes and transcripts.
@@ -179,5 +278,48 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ])
       await app.register(routes, options);
   }
+  await registerDashboard(app as unknown as FastifyInstance, {
+    services: {
+      ...people,
+      accounts: services.accounts,
+      usageCounter,
+      alerting,
+      catalog: services.catalog,
+      ...(services.search ? { entitySearch: entitySearch(services.search, app.cursors) } : {}),
+    },
+    settings: {
+      dashboardUrl: settings.dashboardUrl,
+      publicUrl: settings.publicUrl,
+      rateLimitPerMinute: settings.rateLimitPerMinute,
+      chatOAuth: settings.chatOAuth,
+    },
+    keys: {
+      cookie: services.delivery.box.subkey('earshot/dashboard/cookie'),
+      csrf: services.delivery.box.subkey('earshot/dashboard/csrf'),
+      chatInstall: new TokenSigner(services.delivery.box, 'chat-install'),
+    },
+    limits: settings.attemptLimits,
+  });
   return app as unknown as FastifyInstance;
+}
+
+const ALERT_ENTITY_TYPES = {
+  person: 'PERSON',
+  company: 'COMPANY',
+  knowledge_graph_entity: 'KNOWLEDGE_GRAPH_ENTITY',
+} as const satisfies Record<(typeof ENTITY_SEARCH_TYPES)[number], string>;
+
+/** The dashboard's entity picker: the first 8 results of entity search (none for a query it refuses). */
+function entitySearch(search: SearchServices, cursors: Cursors) {
+  return async (q: string): Promise<EntityHit[]> => {
+    const found = await searchEntities(search, cursors, { q, limit: 8 }).catch((err: unknown) => {
+      if (err instanceof ProblemError) return { data: [] };
+      throw err;
+    });
+    return found.data.map((item) => {
+      const type = item.type as (typeof ENTITY_SEARCH_TYPES)[number];
+      const record = item[type] as { id: string; name: string };
+      return { id: record.id, name: record.name, entity_type: ALERT_ENTITY_TYPES[type] };
+    });
+  };
 }

@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import type { Entitlement } from '../projections/state/accounts.ts';
+import { dashboardLink, dashboardPaths } from './dashboard-paths.ts';
 import { principalOf } from './plugins/authentication.ts';
 import { invalidParameter, problem } from './problem.ts';
 
@@ -19,7 +21,34 @@ export function requirePremiumEndpoint(request: FastifyRequest, dashboardUrl: st
       resolve: {
         message: 'Move the project to a plan with premium endpoints (Business or Enterprise).',
         action: 'upgrade_plan',
-        url: `${dashboardUrl.replace(/\/$/, '')}/billing`,
+        url: dashboardLink(dashboardUrl, dashboardPaths.plan(principal.project.id)),
+      },
+    },
+  );
+}
+
+/**
+ * Surfaces available by arrangement (the archive replay and bulk download): the project needs an
+ * entitlement an operator grants (`earshot projects grant archive --project P`); without it a
+ * 403 `entitlement_required` whose `resolve` says how to get it.
+ */
+export function requireEntitlement(
+  request: FastifyRequest,
+  entitlement: Entitlement,
+  dashboardUrl: string,
+): void {
+  const principal = principalOf(request);
+  if (principal.entitlements.includes(entitlement)) return;
+  const path = request.url.split('?')[0]!;
+  throw problem(
+    'entitlement_required',
+    `${path} is available by arrangement: project ${principal.project.id} does not have the ${entitlement} entitlement.`,
+    {
+      errors: [{ location: 'path', message: `needs the ${entitlement} entitlement`, value: path }],
+      resolve: {
+        message: `Ask us to enable the ${entitlement} for project ${principal.project.id} (an operator runs \`earshot projects grant ${entitlement} --project ${principal.project.id}\`); the key works for it within seconds of the grant.`,
+        action: 'request_entitlement',
+        url: dashboardLink(dashboardUrl, dashboardPaths.project(principal.project.id)),
       },
     },
   );
@@ -36,7 +65,7 @@ export function IncludeParam(offered: readonly string[], premium: readonly strin
     Type.String({
       maxLength: 200,
       pattern: `^ *${value} *(, *${value} *)*$`,
-      description: `comma-separated: ${offered.join(', ')}; premium: ${premium.join(', ')}`,
+      description: `comma-separated: ${offered.join(', ')}${premium.length > 0 ? `; premium: ${premium.join(', ')}` : ''}`,
     }),
   );
 }
@@ -75,7 +104,7 @@ export function parseIncludes<const T extends string>(
         resolve: {
           message: `Retry without ${refused.join(', ')} in include, or move to a plan with premium endpoints.`,
           action: 'remove_premium_includes',
-          url: `${dashboardUrl.replace(/\/$/, '')}/billing`,
+          url: dashboardLink(dashboardUrl, dashboardPaths.plan(principalOf(request).project.id)),
         },
       },
     );

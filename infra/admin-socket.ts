@@ -10,6 +10,8 @@ const ACTIONS = [
   'createProject',
   'setPlan',
   'listProjects',
+  'grantEntitlement',
+  'revokeEntitlement',
   'createKey',
   'revokeKey',
   'listKeys',
@@ -18,6 +20,9 @@ const ACTIONS = [
   'createIngestToken',
   'revokeIngestToken',
   'listIngestTokens',
+  'listenWebhooks',
+  'renewWebhookListen',
+  'closeWebhookListen',
 ] as const satisfies readonly (keyof OperatorActions)[];
 
 export function adminSocketPath(dataDir: string): string {
@@ -43,7 +48,9 @@ export async function startAdminSocket(socketPath: string, actions: OperatorActi
       const input = JSON.parse(Buffer.concat(chunks).toString() || '{}');
       const result = await (actions[action] as (i: unknown) => Promise<unknown>)(input);
       res.writeHead(200).end(JSON.stringify(result));
-      logger.info({ action }, 'operator action');
+      // A listening receiver renews its lease every few seconds: not worth a line each time.
+      if (action === 'renewWebhookListen') logger.debug({ action }, 'operator action');
+      else logger.info({ action }, 'operator action');
     } catch (err) {
       const known = err instanceof OperatorError || err instanceof AccountError;
       res.writeHead(known ? 400 : 500).end(JSON.stringify({ error: known ? err.message : 'internal error' }));

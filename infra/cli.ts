@@ -304,6 +304,28 @@ projects
     console.log(`${p.id}\tplan ${p.plan_code}\talerts packs ${p.alerts_packs}`);
   });
 projects
+  .command('grant')
+  .description(
+    'grant a project an entitlement by arrangement: archive (archive replay and bulk download of episodes)',
+  )
+  .argument('<entitlement>', 'archive')
+  .requiredOption('--project <project>', 'project id or slug')
+  .action(async (entitlement: string, opts: { project: string }) => {
+    const r = await withOperator((ops) => ops.grantEntitlement({ project: opts.project, entitlement }));
+    console.log(`${r.project.id}\tentitlements: ${r.entitlements.join(', ') || 'none'}`);
+    console.error('API keys of the project see the change within 5 s.');
+  });
+projects
+  .command('revoke')
+  .description('revoke an entitlement a project was granted')
+  .argument('<entitlement>', 'archive')
+  .requiredOption('--project <project>', 'project id or slug')
+  .action(async (entitlement: string, opts: { project: string }) => {
+    const r = await withOperator((ops) => ops.revokeEntitlement({ project: opts.project, entitlement }));
+    console.log(`${r.project.id}\tentitlements: ${r.entitlements.join(', ') || 'none'}`);
+    console.error('API keys of the project see the change within 5 s; open streams are not cut.');
+  });
+projects
   .command('list')
   .requiredOption('--org <organization>')
   .action(async (opts: { org: string }) => {
@@ -364,6 +386,23 @@ chat
         created: new Date(c.created_at).toISOString(),
       })),
     );
+  });
+
+const webhooks = program.command('webhooks').description('webhooks on this machine');
+webhooks
+  .command('listen')
+  .description(
+    "receive a project's webhooks here: a local receiver on 127.0.0.1, the project's listen connection " +
+      "pointed at it, let through the running service's outbound guard while this runs; every signature " +
+      'is checked and each event printed',
+  )
+  .requiredOption('--project <project>', 'project id or slug')
+  .option('--port <port>', 'port of the receiver (default: any free port)', integer, 0)
+  .option('--json', 'print each event as one JSON object per line')
+  .action(async (opts: { project: string; port: number; json?: boolean }) => {
+    const { listenForWebhooks } = await import('./webhooks-listen.ts');
+    await listenForWebhooks({ project: opts.project, port: opts.port, json: opts.json ?? false });
+    process.exit(0);
   });
 
 const models = program.command('models').description('the local embeddings model (semantic search)');

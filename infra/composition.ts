@@ -26,6 +26,7 @@ import {
 import { type AnalyticsStore, migrateAnalytics } from '../projections/analytics/analytics-store.ts';
 import { ChdbAnalyticsStore } from '../projections/analytics/chdb-analytics-store.ts';
 import { ClickHouseAnalyticsStore } from '../projections/analytics/clickhouse-analytics-store.ts';
+import { ArchiveStore, LiveFeed } from '../projections/archive/index.ts';
 import { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import { defaultModelsDir, fetchModel, findCachedModel } from '../projections/embeddings/model-fetch.ts';
 import { OnnxEmbeddings } from '../projections/embeddings/onnx-embeddings.ts';
@@ -45,7 +46,7 @@ import { PgliteStateStore } from '../projections/state/pglite-state-store.ts';
 import { PostgresStateStore } from '../projections/state/postgres-state-store.ts';
 import type { StateStore } from '../projections/state/state-store.ts';
 import { allTopicSpecs } from '../schemas/topics.ts';
-import { type Config, ConfigError, publicUrlOf } from './config.ts';
+import { type Config, ConfigError, dashboardUrlOf, publicUrlOf } from './config.ts';
 
 /**
  * The one place that chooses adapters. Each port takes its adapter from configuration:
@@ -63,6 +64,9 @@ export interface Platform {
   analytics: AnalyticsStore;
   accounts: Accounts;
   catalog: CatalogReader;
+  /** The episode archive (state store) and the live order as this process follows it. */
+  archive: ArchiveStore;
+  liveFeed: LiveFeed;
   /** Webhook, email and team-chat delivery: connections, outbound guard, mailer, secrets. */
   delivery: DeliveryKit;
   /** What alerting runs in the pipeline: matching, planning, projections, senders. */
@@ -118,6 +122,7 @@ export function createDelivery(
     mailer: env.SMTP_URL ? new SmtpMailer(env.SMTP_URL, env.EARSHOT_MAIL_FROM) : undefined,
     settings: {
       publicUrl: publicUrlOf(config),
+      dashboardUrl: dashboardUrlOf(config),
       outboundAllowlist: env.EARSHOT_OUTBOUND_ALLOWLIST,
       secretsKey: loadSecretsKey(env.EARSHOT_SECRETS_KEY, config.dataDir),
       chatApiUrl: env.EARSHOT_CHAT_API_URL,
@@ -226,6 +231,8 @@ export async function buildPlatform(config: Config, logger: Logger): Promise<Pla
     'platform ready',
   );
   const catalog = new CatalogReader(state);
+  const archive = new ArchiveStore(state);
+  const liveFeed = new LiveFeed(archive, { pollMs: config.env.EARSHOT_STREAM_POLL_MS });
   const delivery = createDelivery(config, state, catalog, analytics);
   const search = createSearch(config, logger);
   if (!delivery.mailer)
@@ -241,6 +248,8 @@ export async function buildPlatform(config: Config, logger: Logger): Promise<Pla
     analytics,
     accounts: new Accounts(state),
     catalog,
+    archive,
+    liveFeed,
     delivery,
     alerting: new AlertingPipeline({
       state,
@@ -253,6 +262,7 @@ export async function buildPlatform(config: Config, logger: Logger): Promise<Pla
     }),
     search,
     async close() {
+      liveFeed.stop();
       await search.close();
       await delivery.close();
       await eventLog.close();

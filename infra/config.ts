@@ -112,11 +112,14 @@ export const EnvSchema = Type.Object({
       unset: 'this service, which serves a page per error code at `/errors/{error_code}`',
     }),
   ),
-  EARSHOT_DASHBOARD_URL: Type.String({
-    format: 'uri',
-    default: 'https://dashboard.earshot.dev',
-    description: 'account dashboard',
-  }),
+  EARSHOT_DASHBOARD_URL: Type.Optional(
+    Type.String({
+      format: 'uri',
+      description:
+        'public address of the account dashboard, which the `api` role serves under `/dashboard` (a proxy maps another address onto it); links in mails, problem `resolve`, `/auth.md` and `/llms.txt` use it; session cookies are `Secure` when it is https ([Dashboard](dashboard.md))',
+      unset: '`EARSHOT_PUBLIC_URL` + `/dashboard`',
+    }),
+  ),
   EARSHOT_BOOTSTRAP_API_KEY: Type.Optional(
     Type.String({
       pattern: '^esk_[A-Za-z0-9_-]{24,}$',
@@ -177,14 +180,35 @@ export const EnvSchema = Type.Object({
     Type.String({
       pattern: '^[A-Za-z0-9+/]{43}=$',
       description:
-        'base64 of 32 bytes: encrypts webhook secrets and chat tokens at rest, signs email links and API cursors; set it (the same everywhere) when processes share a PostgreSQL state store or serve the API together',
+        'base64 of 32 bytes: encrypts webhook secrets and chat tokens at rest, signs email links, API cursors and stream positions; set it (the same everywhere) when processes share a PostgreSQL state store or serve the API together',
       unset: '`EARSHOT_DATA_DIR/secrets.key`',
     }),
   ),
   EARSHOT_CHAT_API_URL: Type.String({
     format: 'uri',
     default: 'https://slack.com/api',
-    description: 'team-chat Web API base (`chat.postMessage`-compatible)',
+    description:
+      'team-chat Web API base (`chat.postMessage`-compatible; the install from the dashboard calls its `oauth.v2.access`)',
+  }),
+  EARSHOT_CHAT_CLIENT_ID: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        'the team-chat app\'s OAuth v2 client id (with `EARSHOT_CHAT_CLIENT_SECRET`, both or neither): the dashboard offers "Add to team chat" ([Dashboard](dashboard.md#team-chat))',
+      unset: 'no install from the dashboard (operators: `earshot chat connect`)',
+    }),
+  ),
+  EARSHOT_CHAT_CLIENT_SECRET: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description: "the team-chat app's OAuth v2 client secret, sent to `oauth.v2.access`",
+      unset: 'no install from the dashboard',
+    }),
+  ),
+  EARSHOT_CHAT_AUTHORIZE_URL: Type.String({
+    format: 'uri',
+    default: 'https://slack.com/oauth/v2/authorize',
+    description: "the team-chat platform's OAuth v2 authorization page the install sends people to",
   }),
   EARSHOT_DELIVERY_RETRY_SCHEDULE: Type.String({
     default: '0s,5s,5m,30m,2h',
@@ -207,6 +231,53 @@ export const EnvSchema = Type.Object({
       },
     ),
   ),
+  EARSHOT_STREAMS_PER_KEY: Type.Integer({
+    minimum: 1,
+    maximum: 10_000,
+    default: 5,
+    description:
+      'live streams, archive replays and bulk downloads one API key may hold open at once per API process (429 beyond)',
+  }),
+  EARSHOT_STREAM_BUFFER_BYTES: Type.Integer({
+    minimum: 65_536,
+    maximum: 1_073_741_824,
+    default: 8_388_608,
+    description:
+      'bytes a stream may have waiting for a slow client: past half it waits (30 s at most), past all of it the client gets a slow_consumer error and is closed',
+  }),
+  EARSHOT_STREAM_HEARTBEAT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 300_000,
+    default: 15_000,
+    description: 'interval of the comment lines that keep idle event streams open',
+  }),
+  EARSHOT_STREAM_RETENTION_HOURS: Type.Integer({
+    minimum: 1,
+    maximum: 87_600,
+    default: 168,
+    description:
+      'how far back the live episode stream resumes; an older cursor restarts from the oldest kept',
+  }),
+  EARSHOT_STREAM_POLL_MS: Type.Integer({
+    minimum: 10,
+    maximum: 60_000,
+    default: 250,
+    description:
+      'how often an API process reads the live order while a stream waits (its own projector wakes it at once; this bounds the latency added across processes)',
+  }),
+  EARSHOT_ARCHIVE_CACHE_DIR: Type.Optional(
+    Type.String({
+      description:
+        'where the bulk download builds the archive’s days (a cache: each API process keeps its own); default EARSHOT_DATA_DIR/archive-cache',
+    }),
+  ),
+  EARSHOT_ARCHIVE_CACHE_TTL_S: Type.Integer({
+    minimum: 0,
+    maximum: 86_400,
+    default: 600,
+    description:
+      'seconds a built day of the bulk download serves before it is built again (the catalog it names may have changed)',
+  }),
   CONSUMER_BATCH_SIZE: Type.Integer({
     minimum: 1,
     maximum: 100_000,
@@ -285,6 +356,11 @@ export function publicUrlOf(config: Config): string {
   ).replace(/\/$/, '');
 }
 
+/** Public address of the dashboard: `EARSHOT_DASHBOARD_URL`, else the public URL + `/dashboard`. */
+export function dashboardUrlOf(config: Config): string {
+  return (config.env.EARSHOT_DASHBOARD_URL ?? `${publicUrlOf(config)}/dashboard`).replace(/\/$/, '');
+}
+
 /** Reads and validates configuration; throws ConfigError naming each offending variable. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env, overrides: Partial<Env> = {}): Config {
   const raw: Record<string, unknown> = {};
@@ -308,5 +384,15 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, overrides: P
     throw new ConfigError(problems);
   }
   const env = withDefaults as Env;
+  if (Boolean(env.EARSHOT_CHAT_CLIENT_ID) !== Boolean(env.EARSHOT_CHAT_CLIENT_SECRET)) {
+    const missing = env.EARSHOT_CHAT_CLIENT_ID ? 'EARSHOT_CHAT_CLIENT_SECRET' : 'EARSHOT_CHAT_CLIENT_ID';
+    throw new ConfigError([
+      {
+        variable: missing,
+        message: 'the team-chat install needs both EARSHOT_CHAT_CLIENT_ID and EARSHOT_CHAT_CLIENT_SECRET',
+        value: undefined,
+      },
+    ]);
+  }
   return { env, dataDir: dataDirOf(env.EARSHOT_DATA_DIR), roles: parseRoles(env.EARSHOT_ROLES) };
 }

@@ -23,10 +23,17 @@ function seedArg(value: string): number {
   return v;
 }
 
-function day(value: string): number {
+function instant(value: string): number {
   const t = Date.parse(value);
-  if (Number.isNaN(t)) throw new InvalidArgumentError('expected a date (YYYY-MM-DD)');
+  if (Number.isNaN(t)) throw new InvalidArgumentError('expected a date (YYYY-MM-DD) or a time (RFC 3339)');
   return t;
+}
+
+const SCHEDULES = ['spread', 'recent'] as const;
+function schedule(value: string): (typeof SCHEDULES)[number] {
+  const s = SCHEDULES.find((k) => k === value);
+  if (!s) throw new InvalidArgumentError(`expected one of ${SCHEDULES.join(', ')}`);
+  return s;
 }
 
 /** Writes a status line on stderr: rewritten in place on a terminal, one line per update otherwise. */
@@ -61,9 +68,14 @@ export function registerIngestCommands(program: Command, config: () => Promise<C
     .option('--episodes-per-podcast <n>', 'episodes per podcast', positive)
     .option('--seed <n>', 'random seed (same seed and sizes, same corpus)', seedArg, 42)
     .option(
-      '--as-of <date>',
-      'reference day; episodes fall in the 120 days before it (default today, UTC)',
-      day,
+      '--as-of <time>',
+      'reference time; episodes come out before it (default now; the spread schedule takes its UTC day)',
+      instant,
+    )
+    .option(
+      '--schedule <spread|recent>',
+      'publication dates: spread over 120 days, or recent (cadences up to the reference time; the demo preset)',
+      schedule,
     )
     .option('--chart-days <n>', 'days of chart snapshots', positive, 30)
     .option(
@@ -75,6 +87,10 @@ export function registerIngestCommands(program: Command, config: () => Promise<C
       },
       'short',
     )
+    .option(
+      '--speech-noise [on|off]',
+      'what real speech-to-text does: generic labels, merged turns, lower case, misspellings (default: the preset’s; on for bench)',
+    )
     .action(
       async (opts: {
         out: string;
@@ -83,8 +99,10 @@ export function registerIngestCommands(program: Command, config: () => Promise<C
         episodesPerPodcast?: number;
         seed: number;
         asOf?: number;
+        schedule?: (typeof SCHEDULES)[number];
         chartDays: number;
         turns: 'short' | 'realistic';
+        speechNoise?: string | boolean;
       }) => {
         const { generateCorpus, PRESETS, startOfUtcDay } = await import('../ingest/corpus/generate.ts');
         const preset = opts.preset ? PRESETS[opts.preset as keyof typeof PRESETS] : PRESETS.demo;
@@ -92,17 +110,24 @@ export function registerIngestCommands(program: Command, config: () => Promise<C
           throw new InvalidArgumentError(
             `unknown preset ${opts.preset}; have ${Object.keys(PRESETS).join(', ')}`,
           );
+        const presetApplies = Boolean(opts.preset) || (!opts.podcasts && !opts.episodesPerPodcast);
+        const releases = opts.schedule ?? (presetApplies ? preset.schedule : 'spread');
+        const asOf = opts.asOf ?? Date.now();
         const status = statusLine();
         const manifest = await generateCorpus({
           podcasts: opts.podcasts ?? preset.podcasts,
           episodesPerPodcast: opts.episodesPerPodcast ?? preset.episodesPerPodcast,
-          linesPerEpisode:
-            opts.preset || (!opts.podcasts && !opts.episodesPerPodcast) ? preset.linesPerEpisode : undefined,
+          linesPerEpisode: presetApplies ? preset.linesPerEpisode : undefined,
           seed: opts.seed,
           out: opts.out,
-          asOf: opts.asOf === undefined ? undefined : startOfUtcDay(opts.asOf),
+          schedule: releases,
+          asOf: releases === 'recent' ? Math.floor(asOf / 60_000) * 60_000 : startOfUtcDay(asOf),
           chartDays: opts.chartDays,
           turns: opts.turns,
+          speechNoise:
+            opts.speechNoise === undefined
+              ? 'speechNoise' in preset && preset.speechNoise
+              : opts.speechNoise !== 'off',
           onProgress: (p) => {
             const s = p.elapsedMs / 1000;
             status.update(

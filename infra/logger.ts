@@ -5,8 +5,11 @@ export type { Logger };
 
 export const REDACTED = '[REDACTED]';
 
-/** Query parameters that carry credentials: API keys and the tokens of mailed links. */
-const CREDENTIAL_PARAMETERS = new Set(['api-key', 'api_key', 'apikey', 'token', 'access_token']);
+/**
+ * Query parameters that carry credentials: API keys, the tokens of mailed links, and the
+ * authorization code an OAuth install brings back to the dashboard.
+ */
+const CREDENTIAL_PARAMETERS = new Set(['api-key', 'api_key', 'apikey', 'token', 'access_token', 'code']);
 
 /** Headers that carry credentials. */
 const CREDENTIAL_HEADERS = [

@@ -1,5 +1,21 @@
-import type { ChatConnection, DeliveryKit } from '../processors/alerts/index.ts';
-import type { Accounts, ApiKeyRecord, Organization, Project } from '../projections/state/accounts.ts';
+import net from 'node:net';
+import ipaddr from 'ipaddr.js';
+import {
+  type ChatConnection,
+  closeListenSession,
+  type DeliveryKit,
+  ListenRefusedError,
+  type ListenSession,
+  openListenSession,
+  renewListenSession,
+} from '../processors/alerts/index.ts';
+import type {
+  Accounts,
+  ApiKeyRecord,
+  Entitlement,
+  Organization,
+  Project,
+} from '../projections/state/accounts.ts';
 import type { IngestTokenRecord, IngestTokens } from '../projections/state/ingest-tokens.ts';
 
 /**
@@ -11,6 +27,9 @@ export interface OperatorActions {
   createProject(input: { organization: string; name: string; plan: string; slug?: string }): Promise<Project>;
   setPlan(input: { project: string; plan: string; alertsPacks?: number }): Promise<Project>;
   listProjects(input: { organization: string }): Promise<Project[]>;
+  /** Grants or revokes an entitlement (`archive`); returns the project's entitlements after it. */
+  grantEntitlement(input: { project: string; entitlement: string }): Promise<EntitlementChange>;
+  revokeEntitlement(input: { project: string; entitlement: string }): Promise<EntitlementChange>;
   /** `expiresIn`: a duration such as `90d` (see `parseExpiresIn`); absent: the key never expires. */
   createKey(input: {
     project: string;
@@ -26,6 +45,34 @@ export interface OperatorActions {
   createIngestToken(input: { name?: string }): Promise<{ token: string; record: IngestTokenRecord }>;
   revokeIngestToken(input: { tokenId: string }): Promise<IngestTokenRecord>;
   listIngestTokens(input: Record<string, never>): Promise<IngestTokenRecord[]>;
+  /**
+   * `earshot webhooks listen`: creates or reuses the project's listen connection, pointed at the
+   * receiver's loopback `url`, and lets the outbound guard reach it for a lease the command
+   * renews. Only in a running service that binds a loopback interface and attempts deliveries
+   * itself (api and senders roles in the one process).
+   */
+  listenWebhooks(input: { project: string; url: string }): Promise<ListenSessionInfo>;
+  renewWebhookListen(input: { leaseId: string }): Promise<{ renewed: boolean }>;
+  closeWebhookListen(input: { leaseId: string }): Promise<{ closed: boolean }>;
+}
+
+export interface ListenSessionInfo extends ListenSession {
+  project_id: string;
+  /** Where the API answers (`EARSHOT_PUBLIC_URL` or `http://HOST:PORT`). */
+  api_url: string;
+}
+
+/** What the operator actions know of the running service they are served by. */
+export interface ServiceFacts {
+  /** `HOST`: the interface the API binds. */
+  host: string;
+  roles: ReadonlySet<string>;
+  apiUrl: string;
+}
+
+export interface EntitlementChange {
+  project: Project;
+  entitlements: Entitlement[];
 }
 
 export class OperatorError extends Error {
@@ -56,10 +103,20 @@ export function parseExpiresIn(text: string): number {
   return ms;
 }
 
+/** True for `localhost` and loopback IP addresses (127.0.0.0/8, ::1). */
+export function isLoopbackHost(host: string): boolean {
+  if (host === 'localhost') return true;
+  const ip = host.replace(/^\[|\]$/g, '');
+  if (!net.isIP(ip)) return false;
+  const addr = ipaddr.process(ip);
+  return addr.range() === 'loopback';
+}
+
 export function operatorActions(
   accounts: Accounts,
   delivery?: DeliveryKit,
   ingestTokens?: IngestTokens,
+  service?: ServiceFacts,
 ): OperatorActions {
   function tokens(): IngestTokens {
     if (!ingestTokens) throw new OperatorError('ingest tokens are not available here');
@@ -67,6 +124,30 @@ export function operatorActions(
   }
   function chat(): DeliveryKit {
     if (!delivery) throw new OperatorError('team-chat connections are not available here');
+    return delivery;
+  }
+  /** The delivery kit of a service where a local receiver may be reached, or why not. */
+  function listening(): DeliveryKit {
+    if (!service || !delivery) {
+      throw new OperatorError(
+        'earshot webhooks listen needs the running service: start it (npm start) and run the command again',
+      );
+    }
+    if (!isLoopbackHost(service.host)) {
+      throw new OperatorError(
+        `this service binds ${service.host} (HOST), an interface other machines can reach: webhooks to a ` +
+          'loopback receiver are allowed only on a service bound to a loopback interface (HOST=127.0.0.1). ' +
+          'To deliver to a private network on purpose, list it in EARSHOT_OUTBOUND_ALLOWLIST.',
+      );
+    }
+    const missing = ['api', 'senders'].filter((r) => !service.roles.has(r));
+    if (missing.length > 0) {
+      throw new OperatorError(
+        `this process does not run the ${missing.join(' and ')} role${missing.length > 1 ? 's' : ''}: ` +
+          'earshot webhooks listen needs a service that sends webhooks and answers the API in one process ' +
+          '(npm start runs every role)',
+      );
+    }
     return delivery;
   }
   async function org(ref: string) {
@@ -95,6 +176,14 @@ export function operatorActions(
     },
     async listProjects(input) {
       return accounts.projectsOf((await org(input.organization)).id);
+    },
+    async grantEntitlement(input) {
+      const p = await project(input.project);
+      return { project: p, entitlements: await accounts.grantEntitlement(p.id, input.entitlement) };
+    },
+    async revokeEntitlement(input) {
+      const p = await project(input.project);
+      return { project: p, entitlements: await accounts.revokeEntitlement(p.id, input.entitlement) };
     },
     async createKey(input) {
       const lifetime = input.expiresIn === undefined ? undefined : parseExpiresIn(input.expiresIn);
@@ -128,6 +217,23 @@ export function operatorActions(
     },
     async listChatConnections(input) {
       return chat().chat.list((await project(input.project)).id, undefined, 1000);
+    },
+    async listenWebhooks(input) {
+      const kit = listening();
+      const p = await project(input.project);
+      try {
+        const session = await openListenSession(kit, { projectId: p.id, url: input.url });
+        return { ...session, project_id: p.id, api_url: service!.apiUrl };
+      } catch (err) {
+        if (err instanceof ListenRefusedError) throw new OperatorError(err.message);
+        throw err;
+      }
+    },
+    async renewWebhookListen(input) {
+      return { renewed: renewListenSession(listening(), input.leaseId) };
+    },
+    async closeWebhookListen(input) {
+      return { closed: closeListenSession(listening(), input.leaseId) };
     },
     createIngestToken: (input) => tokens().create({ name: input.name }),
     revokeIngestToken: (input) => tokens().revoke(input.tokenId),

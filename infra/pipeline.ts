@@ -10,6 +10,7 @@ import {
 } from '../processors/pipeline.ts';
 import { analyticsProjectors } from '../projections/analytics/analytics-projectors.ts';
 import type { AnalyticsStore } from '../projections/analytics/analytics-store.ts';
+import { ARCHIVE_TABLES, archiveProjector } from '../projections/archive/index.ts';
 import { CATALOG_TABLES, catalogProjector } from '../projections/catalog/catalog-projector.ts';
 import { namesProjector, searchProjector } from '../projections/search/search-projector.ts';
 import { TOPICS } from '../schemas/topics.ts';
@@ -59,8 +60,15 @@ export const ANALYTICS: Projection = {
   clear: (platform) => clearAnalytics(platform.analytics),
 };
 
+export const ARCHIVE: Projection = {
+  name: 'archive',
+  description:
+    'the episode archive: episode records by UTC publication day (the live order is kept: nothing is announced twice)',
+  clear: (platform) => platform.archive.clear(),
+};
+
 /** The projections `earshot projections rebuild` knows, in the order it rebuilds them. */
-export const PROJECTIONS: readonly Projection[] = [CATALOG, SEARCH, ANALYTICS];
+export const PROJECTIONS: readonly Projection[] = [CATALOG, SEARCH, ANALYTICS, ARCHIVE];
 
 async function clearAnalytics(store: AnalyticsStore): Promise<string> {
   const tables = await store.query<{ name: string }>(
@@ -133,6 +141,16 @@ export function declarePipeline(platform: Platform): Pipeline {
       batchItems: platform.config.env.EARSHOT_ANALYTICS_BATCH_SIZE,
     }).map((definition) =>
       step('projectors', definition, { stores: [tablesOf('analytics')] }, { projection: ANALYTICS }),
+    ),
+    // podcast and episode events, transcripts, segments, clips, mentions and speakers → the episode
+    // archive and its live order (projections/archive; an API in this process hears at once)
+    step(
+      'projectors',
+      archiveProjector(platform.archive, {
+        onWritten: (report) => report.announced > 0 && platform.liveFeed.nudge(),
+      }),
+      { stores: [tablesOf('state', ...ARCHIVE_TABLES)] },
+      { projection: ARCHIVE },
     ),
     // alerting (processors/alerts): matcher, delivery planner, match and delivery projections,
     // the senders' schedule and the delivery-attempts projection

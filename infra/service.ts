@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { type ApiSettings, buildApp } from '../api/app.ts';
@@ -9,7 +10,7 @@ import { ConsumerRunner } from '../processors/consumer-runner.ts';
 import { IngestTokens } from '../projections/state/ingest-tokens.ts';
 import { adminSocketPath, startAdminSocket } from './admin-socket.ts';
 import { buildPlatform, createFeedHttp, type Platform } from './composition.ts';
-import { type Config, publicUrlOf } from './config.ts';
+import { type Config, dashboardUrlOf, publicUrlOf } from './config.ts';
 import { consumerMetrics, Metrics } from './metrics.ts';
 import { operatorActions } from './operator.ts';
 import { declarePipeline, ofRoles } from './pipeline.ts';
@@ -32,11 +33,28 @@ export function apiSettings(config: Config): ApiSettings {
     publicUrl: publicUrlOf(config),
     // Problem `type` URLs resolve: to the docs host when there is one, else to this service's /errors pages.
     docsUrl: env.EARSHOT_DOCS_URL ?? publicUrlOf(config),
-    dashboardUrl: env.EARSHOT_DASHBOARD_URL,
+    dashboardUrl: dashboardUrlOf(config),
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     failedAuthPerMinute: env.RATE_LIMIT_FAILED_AUTH_PER_MINUTE,
     bodyLimitBytes: env.API_BODY_LIMIT_BYTES,
     ingestBodyLimitBytes: env.INGEST_BODY_LIMIT_BYTES,
+    streams: {
+      perKey: env.EARSHOT_STREAMS_PER_KEY,
+      bufferBytes: env.EARSHOT_STREAM_BUFFER_BYTES,
+      heartbeatMs: env.EARSHOT_STREAM_HEARTBEAT_MS,
+    },
+    streamRetentionMs: env.EARSHOT_STREAM_RETENTION_HOURS * 3_600_000,
+    archiveBuildsDir: env.EARSHOT_ARCHIVE_CACHE_DIR ?? path.join(config.dataDir, 'archive-cache'),
+    archiveBuildsTtlMs: env.EARSHOT_ARCHIVE_CACHE_TTL_S * 1000,
+    ...(env.EARSHOT_CHAT_CLIENT_ID && env.EARSHOT_CHAT_CLIENT_SECRET
+      ? {
+          chatOAuth: {
+            clientId: env.EARSHOT_CHAT_CLIENT_ID,
+            clientSecret: env.EARSHOT_CHAT_CLIENT_SECRET,
+            authorizeUrl: env.EARSHOT_CHAT_AUTHORIZE_URL,
+          },
+        }
+      : {}),
   };
 }
 
@@ -184,7 +202,11 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
 
   const admin = await startAdminSocket(
     adminSocketPath(config.dataDir),
-    operatorActions(platform.accounts, platform.delivery, new IngestTokens(platform.state)),
+    operatorActions(platform.accounts, platform.delivery, new IngestTokens(platform.state), {
+      host: config.env.HOST,
+      roles: config.roles,
+      apiUrl: publicUrlOf(config),
+    }),
     logger,
   );
 
@@ -212,6 +234,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         catalog: platform.catalog,
         delivery: platform.delivery,
         analytics: platform.analytics,
+        archive: { store: platform.archive, feed: platform.liveFeed },
         ingest: { batches: batchIngest!, state: ingestState!, tokens: ingestTokens },
         search: {
           index: platform.search.searchIndex,

@@ -48,6 +48,11 @@ export const ERROR_CODE_GUIDES: Record<ErrorCode, ErrorCodeGuide> = {
     meaning: 'This endpoint is part of a higher plan than the project has.',
     action: 'Upgrade the project’s plan; `resolve` says which plan includes it.',
   },
+  entitlement_required: {
+    meaning:
+      'This surface is available by arrangement (the archive replay and bulk download) and the project has not been granted it.',
+    action: 'Ask for it as `resolve` says; once an operator grants it, the same key works within seconds.',
+  },
   plan_does_not_support_alerts: {
     meaning: 'The project’s plan does not include alerts.',
     action: 'Upgrade the plan to one that includes alerts.',
@@ -88,6 +93,11 @@ export const ERROR_CODE_GUIDES: Record<ErrorCode, ErrorCodeGuide> = {
     meaning: 'The request line is longer than the server reads.',
     action: 'Send fewer or shorter parameters.',
   },
+  range_not_satisfiable: {
+    meaning:
+      'The `Range` of a bulk download lies outside the representation (`Content-Range` gives its size).',
+    action: 'Ask for bytes below that size, with `If-Range` set to the ETag you resume.',
+  },
   unsupported_media_type: {
     meaning: 'The body’s content type is not one this endpoint reads.',
     action: 'Send `application/json` (or `application/x-ndjson` where documented).',
@@ -105,7 +115,8 @@ export const ERROR_CODE_GUIDES: Record<ErrorCode, ErrorCodeGuide> = {
     action: 'Use a new key for a new request; reuse a key only to retry the same request.',
   },
   rate_limited: {
-    meaning: 'Too many requests for this key (or too many failed authentications from this address).',
+    meaning:
+      'Too many requests for this key, too many streams it holds open, or too many failed authentications from this address.',
     action: 'Wait the seconds in `Retry-After`; the plan sets the per-minute limit.',
   },
   request_header_fields_too_large: {

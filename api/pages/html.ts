@@ -1,41 +1,6 @@
-/** HTML escaping for the few server-rendered pages: every interpolated value is escaped. */
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
+import { escapeHtml, html, SafeHtml } from '../html.ts';
 
-/** Markup that is already safe (built by `html`), as opposed to text to escape. */
-export class SafeHtml {
-  constructor(readonly value: string) {}
-  toString(): string {
-    return this.value;
-  }
-}
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
-}
-
-type Part = SafeHtml | string | number | readonly (SafeHtml | string | number)[] | undefined | null | false;
-
-function render(part: Part): string {
-  if (part === undefined || part === null || part === false) return '';
-  if (part instanceof SafeHtml) return part.value;
-  if (Array.isArray(part)) return part.map(render).join('');
-  return escapeHtml(String(part));
-}
-
-/** A tagged template: literal markup stays, interpolated values are escaped (nested `html` kept). */
-export function html(strings: TemplateStringsArray, ...values: Part[]): SafeHtml {
-  let out = strings[0] ?? '';
-  values.forEach((value, i) => {
-    out += render(value) + (strings[i + 1] ?? '');
-  });
-  return new SafeHtml(out);
-}
+export { escapeHtml, html, SafeHtml };
 
 /** `code` spans for text written with backticks (`query.limit`), escaped. */
 export function withCode(text: string): SafeHtml {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { dashboardLink, dashboardPaths } from '../dashboard-paths.ts';
 import { ERROR_CODE_GUIDES } from '../docs/error-codes.ts';
 import { ERROR_CODES, type ErrorCode, problem } from '../problem.ts';
 import { html, page, withCode } from './html.ts';
@@ -15,7 +16,10 @@ function isErrorCode(code: string): code is ErrorCode {
  * that every problem `type` URL resolves when no separate docs host is configured, and
  * `/authentication` (the page problem `resolve` links name) → the authentication guide.
  */
-export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const pageRoutes: FastifyPluginAsyncTypebox<{ dashboardUrl: string }> = async (
+  app,
+  { dashboardUrl },
+) => {
   // Documented as HTML pages (the OpenAPI document lists every route the service serves).
   const htmlPage = (summary: string) => ({
     schema: {
@@ -38,6 +42,7 @@ hybrid dialogue search; who mentioned whom and how often; sponsors, charts and a
 <p>Every data endpoint lives under <code>/v1/</code> and takes an API key in the
 <code>X-API-Key</code> header.</p>
 <ul>
+<li><a href="${dashboardLink(dashboardUrl, dashboardPaths.home())}">Dashboard</a>: sign up, create a project, mint an API key, set up alerts</li>
 <li><a href="/docs">Interactive API reference</a></li>
 <li><a href="/openapi.json">OpenAPI document</a> (<code>/openapi.json</code>)</li>
 <li><a href="/auth.md">Authentication guide</a>: keys, errors, rate limits</li>

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { type Accounts, isExpired, type Principal } from '../../projections/state/accounts.ts';
+import { dashboardLink, dashboardPaths } from '../dashboard-paths.ts';
 import { problem } from '../problem.ts';
 
 declare module 'fastify' {
@@ -58,23 +59,36 @@ export function presentedCredential(request: FastifyRequest): { key: string; via
 /**
  * API-key authentication for `/v1` routes. Any presented credential, even an invalid one,
  * takes the account path (401 when it does not verify, `api_key_expired` past its expiry). Keys
- * are looked up by SHA-256 digest; verified keys are cached for a few seconds, so a revocation
- * takes effect within that time (an expiry at once: it is checked on every request).
+ * are looked up by SHA-256 digest; verified keys are cached for a few seconds. A revocation made
+ * in this process drops the key from the cache at once; one made by another process sharing the
+ * state store takes effect here within the cache time. An expiry takes effect at once: it is
+ * checked on every request.
  */
-export const authenticationPlugin = fp<{ accounts: Accounts; docsUrl: string }>(
-  async (app: FastifyInstance, { accounts, docsUrl }) => {
+export const authenticationPlugin = fp<{ accounts: Accounts; dashboardUrl: string }>(
+  async (app: FastifyInstance, { accounts, dashboardUrl }) => {
     const cache = new Map<string, { principal?: Principal; until: number }>();
     const touched = new Map<string, number>();
+    let revocations = 0;
 
     async function lookup(key: string): Promise<Principal | undefined> {
       const now = Date.now();
       const hit = cache.get(key);
       if (hit && hit.until > now) return hit.principal;
+      const seen = revocations;
       const principal = await accounts.authenticate(key);
       if (cache.size > 10_000) cache.clear();
-      cache.set(key, { principal, until: now + CACHE_MS });
+      // A lookup that a revocation overtook may have read the key as live: not cached.
+      if (seen === revocations) cache.set(key, { principal, until: now + CACHE_MS });
       return principal;
     }
+
+    // A key revoked in this process (dashboard, operator CLI through the admin socket) is
+    // refused from the next request on, not after the cache's few seconds.
+    const stop = accounts.onRevoked((keyId) => {
+      revocations++;
+      for (const [key, hit] of cache) if (hit.principal?.keyId === keyId) cache.delete(key);
+    });
+    app.addHook('onClose', async () => stop());
 
     app.decorateRequest('principal', undefined);
     app.addHook('onRequest', async (request) => {
@@ -86,9 +100,9 @@ export const authenticationPlugin = fp<{ accounts: Accounts; docsUrl: string }>(
           headers: { 'www-authenticate': 'Bearer realm="earshot"' },
           resolve: {
             message:
-              'Create a key in the dashboard and send it as X-API-Key, Authorization: Bearer, or ?api-key=.',
+              'Sign up or sign in to the dashboard, mint a key for your project, and send it as X-API-Key, Authorization: Bearer, or ?api-key=.',
             action: 'provide_api_key',
-            url: `${docsUrl.replace(/\/$/, '')}/authentication`,
+            url: dashboardLink(dashboardUrl, dashboardPaths.signIn()),
           },
         });
       }
@@ -105,9 +119,10 @@ export const authenticationPlugin = fp<{ accounts: Accounts; docsUrl: string }>(
           errors: [{ location: credential.via, message: 'has expired' }],
           headers: { 'www-authenticate': 'Bearer realm="earshot", error="invalid_token"' },
           resolve: {
-            message: 'Send a key that has not expired; ask an operator to mint a new key for the project.',
+            message:
+              "Send a key that has not expired; mint a new one on the project's keys page in the dashboard.",
             action: 'provide_api_key',
-            url: `${docsUrl.replace(/\/$/, '')}/authentication`,
+            url: dashboardLink(dashboardUrl, dashboardPaths.keys(principal.project.id)),
           },
         });
       }

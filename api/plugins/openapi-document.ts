@@ -137,3 +137,30 @@ export function queryAsQuerystring(operation: Operation, constraints: QueryConst
     },
   ];
 }
+
+/**
+ * A response the route writes as a sequence of items (Server-Sent Events, NDJSON): OpenAPI 3.2
+ * `itemSchema` describes each item.
+ */
+export interface StreamResponse {
+  mediaType: 'text/event-stream' | 'application/x-ndjson';
+  description: string;
+  itemSchema: object;
+  headers?: Record<string, { description: string; schema: object }>;
+  /** Other success responses (206, 304 of the download). */
+  more?: Record<
+    string,
+    { description: string; headers?: Record<string, unknown>; content?: Record<string, unknown> }
+  >;
+}
+
+export function describeStream(operation: Operation, stream: StreamResponse): void {
+  operation.responses ??= {};
+  operation.responses['200'] = {
+    description: stream.description,
+    ...(stream.headers ? { headers: stream.headers } : {}),
+    content: { [stream.mediaType]: { itemSchema: stream.itemSchema } as MediaType },
+  };
+  for (const [status, response] of Object.entries(stream.more ?? {}))
+    operation.responses[status] = response as Response;
+}

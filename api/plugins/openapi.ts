@@ -5,14 +5,17 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { dashboardLink, dashboardPaths } from '../dashboard-paths.ts';
 import { routeAccess } from './authentication.ts';
 import {
   constrainBody,
   describeServerBehaviour,
+  describeStream,
   OPENAPI_VERSION,
   type Operation,
   type QueryConstraint,
   queryAsQuerystring,
+  type StreamResponse,
 } from './openapi-document.ts';
 
 declare module 'fastify' {
@@ -27,6 +30,11 @@ declare module 'fastify' {
     queryConstraints?: QueryConstraint[];
     /** Rules relating fields of the JSON body, for the document (the route enforces them). */
     bodyConstraints?: QueryConstraint[];
+    /**
+     * A response written as a sequence of items (event stream, NDJSON) by the route itself: the
+     * document describes it with OpenAPI 3.2 `itemSchema`.
+     */
+    streamResponse?: StreamResponse;
   }
 }
 
@@ -45,13 +53,14 @@ interface OperationInfo {
   priceCents?: number;
   queryConstraints?: QueryConstraint[];
   bodyConstraints?: QueryConstraint[];
+  streamResponse?: StreamResponse;
 }
 
 /**
  * OpenAPI 3.1 generated from the route schemas (`GET /openapi.json`), an interactive reference
  * at `/docs`, the authentication guide at `/auth.md` and an LLM-readable index at `/llms.txt`.
  */
-export const openapiPlugin = fp<{ publicUrl: string; docsUrl: string }>(
+export const openapiPlugin = fp<{ publicUrl: string; docsUrl: string; dashboardUrl: string }>(
   async (app: FastifyInstance, opts) => {
     const operations: OperationInfo[] = [];
     app.addHook('onRoute', (route) => {
@@ -67,6 +76,7 @@ export const openapiPlugin = fp<{ publicUrl: string; docsUrl: string }>(
           priceCents: route.config?.billable?.priceCents,
           queryConstraints: route.config?.queryConstraints,
           bodyConstraints: route.config?.bodyConstraints,
+          streamResponse: route.config?.streamResponse,
         });
       }
     });
@@ -78,7 +88,8 @@ export const openapiPlugin = fp<{ publicUrl: string; docsUrl: string }>(
           title: 'Earshot API',
           version: API_VERSION,
           description:
-            'Podcast intelligence: diarized, speaker-identified transcripts, dialogue search, entity mentions, clips, sponsors, charts, bias leaderboards and alerts.',
+            'Podcast intelligence: diarized, speaker-identified transcripts, dialogue search, entity mentions, clips, sponsors, charts, bias leaderboards and alerts. ' +
+            `Accounts, projects, API keys, webhook connections, team-chat installs and alerts are managed by people in the dashboard: ${dashboardLink(opts.dashboardUrl, dashboardPaths.home())}`,
         },
         servers: [{ url: opts.publicUrl }],
         components: {
@@ -126,6 +137,7 @@ export const openapiPlugin = fp<{ publicUrl: string; docsUrl: string }>(
           }
           if (op.queryConstraints) queryAsQuerystring(operation, op.queryConstraints);
           if (op.bodyConstraints) constrainBody(operation, op.bodyConstraints);
+          if (op.streamResponse) describeStream(operation, op.streamResponse);
         }
         return openapiObject;
       },
@@ -140,7 +152,13 @@ export const openapiPlugin = fp<{ publicUrl: string; docsUrl: string }>(
 
     const authGuide = fs.readFileSync(path.join(DOCS_DIR, 'auth.md'), 'utf8');
     app.get('/auth.md', { schema: { hide: true } }, async (_req, reply) =>
-      reply.type('text/markdown; charset=utf-8').send(authGuide.replaceAll('{base_url}', opts.publicUrl)),
+      reply
+        .type('text/markdown; charset=utf-8')
+        .send(
+          authGuide
+            .replaceAll('{base_url}', opts.publicUrl)
+            .replaceAll('{dashboard_url}', opts.dashboardUrl.replace(/\/$/, '')),
+        ),
     );
 
     app.get('/llms.txt', { schema: { hide: true } }, async (_req, reply) => {
@@ -154,6 +172,14 @@ export const openapiPlugin = fp<{ publicUrl: string; docsUrl: string }>(
         `- [OpenAPI document](${opts.publicUrl}/openapi.json): every endpoint, parameter and response schema`,
         `- [Authentication](${opts.publicUrl}/auth.md): API keys, errors, rate limits`,
         `- [Interactive reference](${opts.publicUrl}/docs)`,
+        '',
+        '## Dashboard',
+        '',
+        `- [Sign up](${dashboardLink(opts.dashboardUrl, dashboardPaths.signUp())}): an account, its organization and projects`,
+        `- [Sign in](${dashboardLink(opts.dashboardUrl, dashboardPaths.signIn())}): mint and revoke API keys, see usage and rate limits, manage webhook connections, team-chat installs, notification emails and alerts`,
+        `- API keys of a project: ${dashboardLink(opts.dashboardUrl, dashboardPaths.keys('{projectId}'))}`,
+        `- Alerts of a project: ${dashboardLink(opts.dashboardUrl, dashboardPaths.alerts('{projectId}'))}; a delivery (what webhook envelopes' \`url\` links to): ${dashboardLink(opts.dashboardUrl, dashboardPaths.delivery('{deliveryId}'))}`,
+        `- Plan and how to upgrade: ${dashboardLink(opts.dashboardUrl, dashboardPaths.plan('{projectId}'))}`,
         '',
         '## Endpoints',
         '',

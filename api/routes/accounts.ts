@@ -1,12 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import {
-  type NotificationEmailRow,
+  type AlertApiServices,
   NotificationEmailSchema,
   notificationEmailView,
 } from '../../processors/alerts/index.ts';
-import { type Accounts, newId, type Project } from '../../projections/state/accounts.ts';
-import { type StateStore, sqlState, UNIQUE_VIOLATION } from '../../projections/state/state-store.ts';
+import type { Accounts, Project } from '../../projections/state/accounts.ts';
+import { sqlState, UNIQUE_VIOLATION } from '../../projections/state/state-store.ts';
+import { dashboardLink, dashboardPaths } from '../dashboard-paths.ts';
 import { requireOwnOrganization } from '../ownership.ts';
 import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { principalOf } from '../plugins/authentication.ts';
@@ -36,11 +38,12 @@ const KEY_MANAGEMENT_REFUSAL =
 
 export const accountRoutes: FastifyPluginAsyncTypebox<{
   accounts: Accounts;
-  state: StateStore;
+  /** The organizations' notification emails (alerting's service). */
+  notificationEmails: AlertApiServices['notificationEmails'];
   dashboardUrl: string;
   /** Sends the verification mail of a newly added address (never throws). */
   onNotificationEmailCreated?: (row: { id: string; email: string }) => Promise<void>;
-}> = async (app, { accounts, state, dashboardUrl, onNotificationEmailCreated }) => {
+}> = async (app, { accounts, notificationEmails, dashboardUrl, onNotificationEmailCreated }) => {
   app.get(
     '/v1/organizations/:orgId/projects',
     {
@@ -78,13 +81,9 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
       const principal = principalOf(request);
       requireOwnOrganization(request.params.orgId, principal.project.organization_id);
       try {
-        const [row] = await state.query<NotificationEmailRow>(
-          `INSERT INTO notification_emails (id, organization_id, email) VALUES ($1, $2, $3)
-           RETURNING id, organization_id, email, verified_at, created_at`,
-          [newId('ne'), principal.project.organization_id, request.body.email],
-        );
-        await onNotificationEmailCreated?.(row!);
-        return reply.code(201).send(notificationEmailView(row!));
+        const row = await notificationEmails.add(principal.project.organization_id, request.body.email);
+        await onNotificationEmailCreated?.(row);
+        return reply.code(201).send(notificationEmailView(row));
       } catch (err) {
         if (sqlState(err) === UNIQUE_VIOLATION) {
           throw problem(
@@ -117,11 +116,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
       const endpoint = 'notification-emails';
       const limit = request.query.limit ?? 25;
       const after = app.cursors.decode(endpoint, request.query.cursor, Position.id());
-      const rows = await state.query<NotificationEmailRow>(
-        `SELECT id, organization_id, email, verified_at, created_at FROM notification_emails
-         WHERE organization_id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR id > $2) ORDER BY id LIMIT $3`,
-        [principal.project.organization_id, after ?? null, limit + 1],
-      );
+      const rows = await notificationEmails.list(principal.project.organization_id, after, limit + 1);
       return app.cursors.page(endpoint, rows, limit, notificationEmailView, (r) => r.id);
     },
   );
@@ -130,17 +125,17 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
     schema: {
       tags: ['accounts'],
       summary: 'Always refused: keys are managed in the dashboard',
-      description: KEY_MANAGEMENT_REFUSAL,
+      description: `${KEY_MANAGEMENT_REFUSAL} The project's keys page: ${dashboardLink(dashboardUrl, dashboardPaths.keys('{projectId}'))}.`,
       params: Type.Object({ [param]: Type.String({ maxLength: 200 }) }),
       response: withProblems({}),
     },
   });
-  const refusal = async () => {
+  const refusal = async (request: FastifyRequest) => {
     throw problem('credential_management_forbidden', KEY_MANAGEMENT_REFUSAL, {
       resolve: {
-        message: 'Manage API keys in the dashboard.',
+        message: 'Mint and revoke API keys in the dashboard, signed in.',
         action: 'use_dashboard',
-        url: `${dashboardUrl}/api-keys`,
+        url: dashboardLink(dashboardUrl, dashboardPaths.keys(principalOf(request).project.id)),
       },
     });
   };

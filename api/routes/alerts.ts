@@ -15,6 +15,7 @@ import {
   previewView,
 } from '../../processors/alerts/index.ts';
 import type { Principal } from '../../projections/state/accounts.ts';
+import { dashboardLink, dashboardPaths } from '../dashboard-paths.ts';
 import { requireOwnProject } from '../ownership.ts';
 import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { principalOf } from '../plugins/authentication.ts';
@@ -66,7 +67,7 @@ function ruleProblem(err: AlertRuleError, principal: Principal, dashboardUrl: st
         resolve: {
           message: 'Upgrade the project to a Team, Business or Enterprise plan in the dashboard.',
           action: 'upgrade_plan',
-          url: `${dashboardUrl}/projects/${project.id}/billing`,
+          url: dashboardLink(dashboardUrl, dashboardPaths.plan(project.id)),
         },
       });
     case 'add_on_required':
@@ -74,7 +75,7 @@ function ruleProblem(err: AlertRuleError, principal: Principal, dashboardUrl: st
         resolve: {
           message: `Buy an Alerts Pack add-on (${plan.alerts_per_pack} more active alerts), or pause or delete an alert.`,
           action: 'buy_alerts_pack',
-          url: `${dashboardUrl}/projects/${project.id}/billing/add-ons`,
+          url: dashboardLink(dashboardUrl, dashboardPaths.addOns(project.id)),
         },
       });
   }

@@ -7,6 +7,7 @@ import {
   chatConnectionView,
   TOKEN_REJECTED_ERRORS,
 } from '../../processors/alerts/index.ts';
+import { dashboardLink, dashboardPaths } from '../dashboard-paths.ts';
 import { requireOwnProject } from '../ownership.ts';
 import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { problem } from '../problem.ts';
@@ -39,6 +40,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         tags: ['team chat'],
         summary: 'List connected team-chat workspaces',
+        description: `A workspace is connected by installing the app from the project's team chat page in the dashboard (${dashboardLink(dashboardUrl, dashboardPaths.chat('{projectId}'))}).`,
         params: Type.Object({ projectId: Type.String({ maxLength: 200 }) }),
         querystring: Type.Object(pageQuery()),
         response: withProblems({ 200: ListEnvelope(ChatConnectionSchema) }),
@@ -90,7 +92,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{
                 message:
                   'Reinstall the app for this workspace from the dashboard, then use the new connection.',
                 action: 'reconnect_chat_workspace',
-                url: `${dashboardUrl.replace(/\/$/, '')}/integrations`,
+                url: dashboardLink(dashboardUrl, dashboardPaths.chat(principal.project.id)),
               },
             },
           );

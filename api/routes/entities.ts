@@ -2,11 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import { NO_MATCH } from '../../projections/analytics/analytics-store.ts';
 import type { TopEntityRow } from '../../projections/analytics/mention-queries.ts';
-import { DAY_MS } from '../../projections/analytics/time-buckets.ts';
 import { ListEnvelope, Position, pageQuery, pageQueryAll } from '../pagination.ts';
 import { invalidParameter, problem } from '../problem.ts';
-import { withProblems } from '../schemas.ts';
+import { DateParam, withProblems } from '../schemas.ts';
 import { type AnalyticsRouteOptions, compactEntities, EntityCompactFields } from '../views/analytics.ts';
+import { resolveWindow } from '../windows.ts';
 
 /** Most-mentioned entities (or exactly the ones asked for) and the entity categories. */
 const MAX_IDS = 100;
@@ -38,8 +38,14 @@ const EntitiesQuery = Type.Object({
     minimum: 1,
     maximum: 365,
     default: 30,
-    description: 'mentions are counted over the trailing window of this many days',
+    description: 'mentions are counted over the window of this many days ending at until (default now)',
   }),
+  since: DateParam(
+    'start of the window, included (a bare date from 00:00 UTC); default window_days before until. Any window: a whole archive can be ranked at once',
+  ),
+  until: DateParam(
+    'end of the window: a bare date includes that whole UTC day, a date-time is excluded; default now',
+  ),
   ...pageQuery(),
 });
 
@@ -90,8 +96,7 @@ export const entityRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = as
           },
         );
       }
-      const now = Date.now();
-      const window = { start: now - (q.window_days ?? 30) * DAY_MS, end: now };
+      const window = resolveWindow(q, { defaultDays: q.window_days ?? 30 });
       const view = (
         entities: Awaited<ReturnType<typeof compactEntities>>,
         stats: Map<string, TopEntityRow>,

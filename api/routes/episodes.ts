@@ -1,18 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
-import type { FeedEpisodeRow, SpeakerRow } from '../../projections/analytics/episode-queries.ts';
+import type { FeedEpisodeRow } from '../../projections/analytics/episode-queries.ts';
 import type { EpisodeRow, PodcastRow } from '../../projections/catalog/catalog-reader.ts';
 import { Position, pageQuery, pageQueryAll, StrictCursorParam } from '../pagination.ts';
 import { IncludeParam, parseIncludes } from '../premium.ts';
-import { nullable, Timestamp, withProblems } from '../schemas.ts';
+import { nullable, withProblems } from '../schemas.ts';
 import { type AnalyticsRouteOptions, compactEntities, notFound } from '../views/analytics.ts';
+import { EpisodeReference, episodeReference, podcastSummary } from '../views/catalog.ts';
 import {
-  EntityCompact,
-  EpisodeReference,
-  episodeReference,
-  PodcastSummary,
-  podcastSummary,
-} from '../views/catalog.ts';
+  Clip,
+  EpisodeEntity,
+  EpisodeFields,
+  Segment,
+  Speaker,
+  speakerViews,
+  TranscriptLine,
+} from '../views/episodes.ts';
 import { iso } from '../windows.ts';
 
 /**
@@ -22,56 +25,6 @@ import { iso } from '../windows.ts';
 
 const EPISODE_INCLUDES = ['speakers', 'segments', 'clips', 'entities', 'ad_reads'] as const;
 const EPISODE_PREMIUM = ['entities', 'ad_reads'] as const;
-
-const Speaker = Type.Object({
-  label: Type.String({ description: 'diarization label' }),
-  name: nullable(Type.String()),
-  role: Type.String({ description: 'HOST, GUEST, PANELIST, CORRESPONDENT, AUDIENCE, SOUNDBITE_SPEAKER' }),
-  person: nullable(Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String() })),
-  line_count: Type.Integer(),
-  capacity: nullable(Type.String()),
-  in_field: nullable(Type.Boolean()),
-});
-
-const Segment = Type.Object({
-  id: Type.String(),
-  number: Type.Integer(),
-  title: Type.String(),
-  type: Type.String(),
-  start_seconds: Type.Number(),
-  end_seconds: Type.Number(),
-  duration_seconds: Type.Number(),
-  first_line: Type.Integer(),
-  last_line: Type.Integer(),
-  description: nullable(Type.String()),
-  summary: nullable(Type.String()),
-  audio_url: nullable(Type.String()),
-  read_type: nullable(Type.String()),
-});
-
-const Clip = Type.Object({
-  id: Type.String(),
-  type: Type.String(),
-  title: Type.String(),
-  description: nullable(Type.String()),
-  intro_statement: nullable(Type.String()),
-  engagement_score: Type.Number(),
-  start_seconds: Type.Number(),
-  end_seconds: Type.Number(),
-  duration_seconds: Type.Number(),
-  audio_url: nullable(Type.String()),
-  segment_id: nullable(Type.String()),
-  speaker: nullable(Type.String({ description: 'diarization label of the main speaker' })),
-});
-
-const EpisodeEntity = Type.Object({
-  entity: EntityCompact,
-  relevance: Type.String({ description: 'on_target or incidental' }),
-  mention_count: Type.Integer({ description: 'mentions, several per line possible' }),
-  line_count: Type.Integer({ description: 'lines naming the entity' }),
-  ad_line_count: Type.Integer({ description: 'of those, lines inside ad reads' }),
-  variants: Type.Array(Type.String()),
-});
 
 const AdRead = Type.Object({
   id: Type.String(),
@@ -87,19 +40,7 @@ const AdRead = Type.Object({
 });
 
 const Episode = Type.Object({
-  id: Type.String(),
-  slug: Type.String(),
-  title: Type.String(),
-  description: nullable(Type.String()),
-  published_at: Timestamp,
-  duration_seconds: nullable(Type.Number()),
-  audio_url: nullable(Type.String()),
-  image_url: nullable(Type.String()),
-  language: nullable(Type.String({ description: 'BCP-47; the podcast’s language when the feed gives none' })),
-  podcast: PodcastSummary,
-  people: Type.Array(Type.Object({ name: Type.String(), role: Type.String() }), {
-    description: 'people the feed credits',
-  }),
+  ...EpisodeFields,
   speakers: Type.Optional(Type.Array(Speaker, { description: 'include=speakers' })),
   segments: Type.Optional(Type.Array(Segment, { description: 'include=segments' })),
   clips: Type.Optional(Type.Array(Clip, { description: 'include=clips, best first' })),
@@ -121,16 +62,6 @@ const FeedResponse = Type.Object({
   cursor: Type.String({
     description: 'always present: after has_more is false it is the resume position for newer episodes',
   }),
-});
-
-const TranscriptLine = Type.Object({
-  number: Type.Integer(),
-  speaker: Type.String(),
-  speaker_name: nullable(Type.String()),
-  role: nullable(Type.String()),
-  start_seconds: Type.Number(),
-  end_seconds: Type.Number(),
-  text: Type.String(),
 });
 
 const TranscriptResponse = Type.Object({
@@ -176,21 +107,6 @@ const WordsResponse = Type.Object({
 const FEED_POSITION = Type.Object({ t: Position.epochMs(), id: Position.id({ minLength: 0 }) });
 const WORD_POSITION = Type.Object({ l: Position.uint32(), w: Position.uint32() });
 const IdParams = Type.Object({ id: Type.String({ maxLength: 200, description: 'episode slug or ID' }) });
-
-function speakerViews(rows: SpeakerRow[], people: Map<string, { id: string; name: string; slug: string }>) {
-  return rows.map((s) => {
-    const p = s.person_id ? people.get(s.person_id) : undefined;
-    return {
-      label: s.label,
-      name: s.name,
-      role: s.role,
-      person: p ? { id: p.id, name: p.name, slug: p.slug } : null,
-      line_count: s.line_count,
-      capacity: s.capacity || null,
-      in_field: s.in_field === null ? null : Number(s.in_field) === 1,
-    };
-  });
-}
 
 export const episodeRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = async (app, opts) => {
   const { catalog, dashboardUrl } = opts;

@@ -27,9 +27,12 @@ import { type Bucket, bucketsOf, iso, resolveWindow } from '../windows.ts';
 /**
  * Mentions: the lines themselves, their timeseries, and the podcasts that mention an entity
  * (current window against the previous one). All three take the same filters and count the
- * same way, so their figures agree.
+ * same way, so their figures agree. Only the podcasts read caps its window (90 days); the
+ * timeseries takes any window of at most 1,000 buckets and the lines any window, so an archive
+ * can be read whole.
  */
-const WINDOW = { defaultDays: 7, maxDays: 90 };
+const WINDOW = { defaultDays: 7 };
+const BY_PODCAST_WINDOW = { defaultDays: 7, maxDays: 90 };
 
 const counts = (c: Counts | undefined) => ({
   mention_count: c?.mentions ?? 0,
@@ -179,7 +182,7 @@ export const mentionRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
       config: { billable: { priceCents: 2 }, queryConstraints: [exactlyOneOf('entity_id', 'company_id')] },
       schema: {
         tags: ['mentions'],
-        summary: 'Mention lines, episodes and podcasts per bucket over a window (at most 90 days)',
+        summary: 'Mention lines, episodes and podcasts per bucket over a window (at most 1,000 buckets)',
         querystring: TimeseriesQuery,
         response: withProblems({ 200: TimeseriesResponse }),
       },
@@ -218,7 +221,7 @@ export const mentionRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
     },
     async (request) => {
       const q = request.query as Static<typeof ByPodcastQuery> & MentionFilterValues;
-      const window = resolveWindow(q, WINDOW);
+      const window = resolveWindow(q, BY_PODCAST_WINDOW);
       const interval = q.interval;
       const buckets = interval ? bucketsOf(window, interval) : undefined;
       const entity = await resolveSubject(catalog, q);

@@ -27,6 +27,27 @@ const notFound = (id: string) =>
   });
 
 /**
+ * A destination that is not a public address: how to reach one on purpose — a receiver on this
+ * machine with `earshot webhooks listen`, or a private network through the allowlist.
+ */
+function notPublic(reason: string, range: string, url: string) {
+  const local =
+    range === 'loopback'
+      ? 'To receive webhooks on the machine the service runs on, run `earshot webhooks listen --project ' +
+        '<project>`: it creates a connection to its own receiver and lets it through while it runs. '
+      : '';
+  return problem('validation_error', `body.url: ${reason}`, {
+    errors: [{ location: 'body.url', message: reason, value: url }],
+    resolve: {
+      action: 'allow_outbound_destination',
+      message:
+        `Webhooks are delivered to public addresses only. ${local}To deliver to a private network on ` +
+        'purpose, the operator lists it (CIDRs) in EARSHOT_OUTBOUND_ALLOWLIST and restarts the service.',
+    },
+  });
+}
+
+/**
  * Webhook connections of a project (the signing secret is shown on create and rotate only) and
  * test sends of an alert to its webhooks. Destinations pass the outbound guard
  * (`checkDestination`); connections and test sends are the alerting module's.
@@ -60,7 +81,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ alerting: AlertApiServic
     async (request, reply) => {
       const principal = requireOwnProject(request, request.params.projectId);
       const destination = await checkDestination(delivery.guard, request.body.url);
-      if (!destination.ok) throw invalidParameter('body.url', destination.reason, request.body.url);
+      if (!destination.ok) {
+        if (destination.range) throw notPublic(destination.reason, destination.range, request.body.url);
+        throw invalidParameter('body.url', destination.reason, request.body.url);
+      }
       const { url } = destination;
       const { connection, secret } = await webhooks.create({
         projectId: principal.project.id,

@@ -89,6 +89,7 @@ export class People {
       nicknames: [],
       handles: handle ? [handle] : [],
       context_terms: [],
+      variants: [],
       company: null,
       person: {
         title,

@@ -6,13 +6,14 @@ import type { EventLog } from '../event-log/event-log.ts';
 import type { EventProducer } from '../event-producer.ts';
 import { IngestState } from '../loader/ingest-state.ts';
 import { type LoadReport, loadNdjson } from '../loader/loader.ts';
-import { generateCorpus, PRESETS, startOfUtcDay } from './generate.ts';
+import { generateCorpus, PRESETS } from './generate.ts';
 
 /**
  * The demo corpus: on the first start of an empty data dir (EARSHOT_DEMO=on), a small corpus
  * (12 podcasts × 8 episodes) is generated under `<data dir>/demo-corpus` and loaded through the
  * NDJSON loader like any other input, before the service captures what its consumers must
- * catch up with, so `/readyz` turns 200 once the demo has been processed.
+ * catch up with, so `/readyz` turns 200 once the demo has been processed. It is dated up to the
+ * minute of that start (the `recent` schedule), so every read has data in its default window.
  */
 export const DEMO_SEED = 20_251_121;
 
@@ -55,7 +56,7 @@ export async function loadDemoCorpusIfEmpty(deps: DemoDeps): Promise<LoadReport 
     ...PRESETS.demo,
     seed: DEMO_SEED,
     out: dir,
-    asOf: startOfUtcDay(deps.now ?? Date.now()),
+    asOf: Math.floor((deps.now ?? Date.now()) / 60_000) * 60_000,
   });
   const state = IngestState.inDataDir(deps.dataDir);
   try {

@@ -39,6 +39,8 @@ export interface EntityRelevanceTruth {
   relevance: 'on_target' | 'incidental';
   mention_count: number;
   non_ad_lines: number;
+  /** On target whatever its lines: named in the title or description (not a host), or credited. */
+  pinned: boolean;
 }
 
 export interface GeneratedEpisode {

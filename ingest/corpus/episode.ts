@@ -23,7 +23,7 @@ import {
   type TurnLengths,
 } from './episode-script.ts';
 import type { EntityRelevanceTruth, GeneratedEpisode, SpeakerTruth } from './episode-truth.ts';
-import { type Rng, stableId } from './rng.ts';
+import { hash32, type Rng, stableId } from './rng.ts';
 import type { LanguagePack } from './vocabulary/types.ts';
 
 /**
@@ -51,7 +51,32 @@ export interface EpisodeRequest {
   linesPerEpisode?: readonly [number, number];
   /** Turn lengths (episode-script.ts; default `short`). */
   turns?: TurnLengths;
+  /** How publication dates fall before `asOf` (default `spread`; see `ReleaseSchedule`). */
+  schedule?: ReleaseSchedule;
 }
+
+/**
+ * How episodes are dated before `asOf`:
+ * - `spread`: evenly over the 120 days before it (the newest at least an hour before);
+ * - `recent`: each podcast keeps a cadence (daily, every 2 days, twice a week or weekly) up to
+ *   `asOf`, so most episodes fall in the last two weeks, more in the last 7 days than in the 7
+ *   before, and the first podcast's newest episode came out 20 minutes before `asOf`; none is
+ *   about to age out of a read's default window (`WINDOW_EDGES_MS`).
+ * Both draw the same random numbers, so an episode's content does not depend on the schedule.
+ */
+export type ReleaseSchedule = 'spread' | 'recent';
+
+/** Days between episodes of a podcast on the `recent` schedule, by its index in the catalog. */
+const RECENT_CADENCE_DAYS = [1, 3.5, 2, 7, 1, 2, 3.5, 1, 7, 2, 1, 3.5];
+/** How long before `asOf` the first podcast's newest episode came out, on the `recent` schedule. */
+export const NEWEST_EPISODE_AGE_MS = 20 * 60_000;
+/**
+ * The ages where the reads' default windows end (7 days: mentions and sponsor trends; 14: their
+ * previous windows; 30: entities and ad timeseries). On the `recent` schedule no episode is within
+ * `STEADY_MS` younger than one, so what those reads answer does not change for that long.
+ */
+export const WINDOW_EDGES_MS = [7, 14, 30].map((d) => d * DAY);
+export const STEADY_MS = 6 * 3_600_000;
 
 /** Generates one episode. Deterministic for the request's rng. */
 export function generateEpisode(req: EpisodeRequest): GeneratedEpisode {
@@ -106,10 +131,27 @@ class EpisodeGenerator {
     return this.records({ title, description, slug, publishedAt }, cast, featured);
   }
 
-  /** When the episode came out: spread over the 120 days before `asOf`, to the minute. */
+  /** When the episode came out, to the minute, as the request's schedule says. */
   private publishedAt(): number {
     const { rng } = this;
     const E = this.req.episodesPerPodcast;
+    if (this.req.schedule === 'recent') {
+      const z = rng.normal(0, 1);
+      const show = this.show.index;
+      const cadence = RECENT_CADENCE_DAYS[show % RECENT_CADENCE_DAYS.length]! * DAY;
+      // The newest episode: 20 minutes old for the first podcast, else within its first cadence
+      // (at most a day), at a point fixed by the podcast's id.
+      const newest =
+        show === 0
+          ? NEWEST_EPISODE_AGE_MS
+          : (0.1 + (0.8 * hash32(this.show.podcast.id)) / 2 ** 32) * Math.min(cadence, DAY);
+      const behind = E - 1 - this.req.index;
+      const jitter = behind === 0 ? 0 : Math.max(-0.3, Math.min(0.3, z * 0.1)) * cadence;
+      let age = newest + behind * cadence + jitter;
+      // Nothing is about to leave a default window: the reads' answers hold for hours after `asOf`.
+      for (const edge of WINDOW_EDGES_MS) if (age > edge - STEADY_MS && age <= edge) age = edge - STEADY_MS;
+      return Math.floor((this.req.asOf - age) / 60_000) * 60_000;
+    }
     const span = 120 * DAY;
     const gap = span / E;
     let publishedAt = this.req.asOf - span + (this.req.index + 0.5) * gap + rng.normal(0, gap * 0.15);
@@ -345,7 +387,6 @@ class EpisodeGenerator {
     });
   }
 
-  /** The episode's records and ground truth, once it has been spoken. */
   /** The lines that end with a planted tail (a long answer's last sentence). */
   private tails(): GeneratedEpisode['tails'] {
     const planted = [...this.script.tails.values()];
@@ -412,19 +453,21 @@ class EpisodeGenerator {
       episode_id: this.id,
       language: show.podcast.language,
       lines: this.rec.lines,
-      transcribed_at: publishedAt + rng.int(8, 45) * 60_000,
+      // Never after asOf: an episode 20 minutes old has been transcribed by then.
+      transcribed_at: Math.min(this.req.asOf, publishedAt + rng.int(8, 45) * 60_000),
     };
 
     const hostIds = new Set(show.hosts.map((h) => h.entity.id));
     const entities: EntityRelevanceTruth[] = [];
     for (const [id, count] of this.rec.entityCounts) {
       const nonAd = this.rec.entityLines.get(id)?.size ?? 0;
-      const onTarget = (featured.has(id) && !hostIds.has(id)) || credited.has(id) || nonAd >= 3;
+      const pinned = (featured.has(id) && !hostIds.has(id)) || credited.has(id);
       entities.push({
         entity_id: id,
-        relevance: onTarget ? 'on_target' : 'incidental',
+        relevance: pinned || nonAd >= 3 ? 'on_target' : 'incidental',
         mention_count: count,
         non_ad_lines: nonAd,
+        pinned,
       });
     }
 

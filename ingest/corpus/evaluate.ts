@@ -48,6 +48,14 @@ export interface SpeakerEvaluation {
   roleAccuracy: number;
   personAccuracy: number;
   byRole: Record<string, { labels: number; correct: number }>;
+  /** Episodes where a host speaks, and where every speaking host was given their label. */
+  hostEpisodes: number;
+  hostIdentified: number;
+  /** Credited guests, panelists and correspondents who speak, and those given their label. */
+  creditedGuests: number;
+  creditedIdentified: number;
+  /** People given a label in an episode where they do not speak. */
+  neverSpoke: number;
 }
 
 function prf(tp: number, fp: number, fn: number): Prf {
@@ -203,6 +211,14 @@ export async function evaluateSpeakers(dir: string, context?: CorpusContext): Pr
   let roleRight = 0;
   let personRight = 0;
   let episodes = 0;
+  const names = new Map(
+    [...ctx.entities.values()].filter((e) => e.kind === 'PERSON').map((e) => [e.name, e.id]),
+  );
+  let hostEpisodes = 0;
+  let hostIdentified = 0;
+  let creditedGuests = 0;
+  let creditedIdentified = 0;
+  let neverSpoke = 0;
   const byRole: SpeakerEvaluation['byRole'] = {};
   for await (const transcript of readRecords<Transcript>(corpusFile(dir, RECORD_FILES.transcript))) {
     const episode = ctx.episodes.get(transcript.episode_id);
@@ -219,7 +235,23 @@ export async function evaluateSpeakers(dir: string, context?: CorpusContext): Pr
     );
     episodes++;
     const got = new Map(result.speakers.map((s) => [s.label, s]));
-    for (const want of truth.get(transcript.episode_id) ?? []) {
+    const wanted = truth.get(transcript.episode_id) ?? [];
+    const spoke = new Set(wanted.map((w) => w.person_id).filter((id) => id !== null));
+    for (const s of result.speakers) if (s.person_id && !spoke.has(s.person_id)) neverSpoke++;
+    const hosts = wanted.filter((w) => w.role === 'HOST' && w.person_id);
+    if (hosts.length > 0) {
+      hostEpisodes++;
+      if (hosts.every((h) => got.get(h.label)?.person_id === h.person_id)) hostIdentified++;
+    }
+    for (const p of episode.people) {
+      if (p.role === 'host') continue;
+      const id = names.get(p.name);
+      const label = wanted.find((w) => w.person_id === id);
+      if (!id || !label) continue;
+      creditedGuests++;
+      if (got.get(label.label)?.person_id === id) creditedIdentified++;
+    }
+    for (const want of wanted) {
       labels++;
       const role = byRole[want.role] ?? { labels: 0, correct: 0 };
       byRole[want.role] = role;
@@ -243,5 +275,10 @@ export async function evaluateSpeakers(dir: string, context?: CorpusContext): Pr
     roleAccuracy: labels === 0 ? 1 : roleRight / labels,
     personAccuracy: labels === 0 ? 1 : personRight / labels,
     byRole,
+    hostEpisodes,
+    hostIdentified,
+    creditedGuests,
+    creditedIdentified,
+    neverSpoke,
   };
 }

@@ -2,10 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { generateCatalog } from './catalog.ts';
 import { biasEvaluations, chartDays } from './charts.ts';
-import { generateEpisode } from './episode.ts';
+import { generateEpisode, type ReleaseSchedule } from './episode.ts';
 import type { TurnLengths } from './episode-script.ts';
 import { NdjsonWriter } from './ndjson-writer.ts';
 import { Rng } from './rng.ts';
+import { addKnownVariants, addSpeechNoise } from './speech-noise.ts';
 import { PACKS } from './vocabulary/index.ts';
 import { contentStems, phraseForm, QUERIES } from './vocabulary/queries.ts';
 
@@ -46,8 +47,13 @@ export interface GenerateOptions {
   episodesPerPodcast: number;
   seed: number;
   out: string;
-  /** Reference "now" (epoch ms); episodes fall in the 120 days before it. Default: today 00:00 UTC. */
+  /**
+   * Reference "now" (epoch ms): episodes come out before it as `schedule` says; chart snapshots
+   * end on its UTC day. Default: today 00:00 UTC.
+   */
   asOf?: number;
+  /** How publication dates fall before `asOf` (default `spread`: over 120 days). */
+  schedule?: ReleaseSchedule;
   /** Days of chart snapshots (default 30). */
   chartDays?: number;
   /** Transcript length range in lines (default 140-320). */
@@ -57,6 +63,8 @@ export interface GenerateOptions {
    * guest answers, monologues of 1,000+ tokens with a planted tail; episode-script.ts).
    */
   turns?: TurnLengths;
+  /** What real speech-to-text does: generic labels, merged turns, misspellings… (speech-noise.ts). */
+  speechNoise?: boolean;
   onProgress?: (p: GenerateProgress) => void;
 }
 
@@ -70,12 +78,19 @@ export interface GenerateProgress {
 export interface Manifest {
   format: 'earshot-corpus-ndjson/1';
   generator_version: number;
+  speech_noise: boolean;
+  /** Turn lengths (`short` or `realistic`). */
+  turns: TurnLengths;
   seed: number;
   as_of: string;
+  /** How publication dates fall before `as_of`. */
+  schedule: ReleaseSchedule;
   sizes: { podcasts: number; episodes_per_podcast: number; chart_days: number };
   counts: Record<RecordFileType, number>;
   transcript_lines: number;
   planted_mentions: number;
+  /** Turns of 1,000+ tokens ending with a planted concept (`ground-truth/tails.ndjson`). */
+  planted_tails: number;
   other_sense_occurrences: number;
   queries: number;
   relevance_judgements: number;
@@ -87,18 +102,36 @@ export interface Manifest {
 }
 
 /** Bumped whenever the same seed and sizes would produce different files. */
-export const GENERATOR_VERSION = 4;
+export const GENERATOR_VERSION = 7;
 
 export const PRESETS = {
-  /** Loaded on first `npm start`: short episodes, so every projection (embeddings included) is quick. */
-  demo: { podcasts: 12, episodesPerPodcast: 8, linesPerEpisode: [24, 40] },
-  /** At least 1,000,000 transcript lines. */
-  bench: { podcasts: 180, episodesPerPodcast: 25, linesPerEpisode: [140, 320] },
+  /**
+   * Loaded on first `npm start`: short episodes, so every projection (embeddings included) is
+   * quick, dated up to the minute it is generated, so every read has data in its default window.
+   */
+  demo: { podcasts: 12, episodesPerPodcast: 8, linesPerEpisode: [24, 40], schedule: 'recent' },
+  /**
+   * At least 1,000,000 transcript lines, with the noise of real speech-to-text (merged turns make
+   * fewer lines: 26 episodes a podcast instead of 25).
+   */
+  bench: {
+    podcasts: 180,
+    episodesPerPodcast: 26,
+    linesPerEpisode: [140, 320],
+    schedule: 'spread',
+    speechNoise: true,
+  },
   /** For tests. */
-  small: { podcasts: 6, episodesPerPodcast: 3, linesPerEpisode: [60, 120] },
+  small: { podcasts: 6, episodesPerPodcast: 3, linesPerEpisode: [60, 120], schedule: 'spread' },
 } as const satisfies Record<
   string,
-  { podcasts: number; episodesPerPodcast: number; linesPerEpisode: readonly [number, number] }
+  {
+    podcasts: number;
+    episodesPerPodcast: number;
+    linesPerEpisode: readonly [number, number];
+    schedule: ReleaseSchedule;
+    speechNoise?: boolean;
+  }
 >;
 
 export function startOfUtcDay(t: number): number {
@@ -121,6 +154,7 @@ export async function generateCorpus(options: GenerateOptions): Promise<Manifest
   const emit = (type: RecordFileType, data: unknown) => writers[type].write({ type, data });
 
   const catalog = generateCatalog(root.fork('catalog'), { podcasts: options.podcasts, asOf });
+  if (options.speechNoise) addKnownVariants(catalog);
   for (const p of catalog.publishers) emit('publisher', p);
   for (const p of catalog.podcasts) emit('podcast', p.podcast);
   for (const e of catalog.entities) emit('entity', e);
@@ -152,6 +186,7 @@ export async function generateCorpus(options: GenerateOptions): Promise<Manifest
 
   let lines = 0;
   let planted = 0;
+  let tails = 0;
   let ambiguousOther = 0;
   let judgements = 0;
   const releases = new Map<string, number[]>();
@@ -173,9 +208,12 @@ export async function generateCorpus(options: GenerateOptions): Promise<Manifest
         asOf,
         rng: root.fork('episode', show.index, e),
         linesPerEpisode: options.linesPerEpisode,
+        schedule: options.schedule,
         ...(options.turns ? { turns: options.turns } : {}),
       });
+      if (options.speechNoise) addSpeechNoise(ep, show, catalog, root.fork('noise', show.index, e));
       for (const t of ep.tails) truth.tails.write(t);
+      tails += ep.tails.length;
       published.push(ep.episode.published_at);
       emit('episode', ep.episode);
       emit('ad_reads', ep.adReads);
@@ -230,7 +268,8 @@ export async function generateCorpus(options: GenerateOptions): Promise<Manifest
     );
   }
 
-  for (const rows of chartDays({ catalog, rng: root.fork('charts'), asOf, days, releases })) {
+  const chartsUntil = startOfUtcDay(asOf);
+  for (const rows of chartDays({ catalog, rng: root.fork('charts'), asOf: chartsUntil, days, releases })) {
     for (const row of rows) emit('chart_row', row);
     await flushAll();
   }
@@ -246,12 +285,16 @@ export async function generateCorpus(options: GenerateOptions): Promise<Manifest
   const manifest: Manifest = {
     format: 'earshot-corpus-ndjson/1',
     generator_version: GENERATOR_VERSION,
+    speech_noise: options.speechNoise ?? false,
+    turns: options.turns ?? 'short',
     seed: options.seed,
     as_of: new Date(asOf).toISOString(),
+    schedule: options.schedule ?? 'spread',
     sizes: { podcasts: options.podcasts, episodes_per_podcast: options.episodesPerPodcast, chart_days: days },
     counts,
     transcript_lines: lines,
     planted_mentions: planted - ambiguousOther,
+    planted_tails: tails,
     other_sense_occurrences: ambiguousOther,
     queries: QUERIES.length,
     relevance_judgements: judgements,

@@ -3,7 +3,7 @@ import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts'
 import type { StateStore } from '../../projections/state/state-store.ts';
 import { NotificationEmails } from './delivery/channels/notification-emails.ts';
 import type { DeliveryKit } from './delivery/kit.ts';
-import { analyticsBiasReader, type PodcastBiasReader } from './reads/bias.ts';
+import { analyticsBiasReader, cachedBiasReader, type PodcastBiasReader } from './reads/bias.ts';
 import { deliveriesPage, deliveryDocument } from './reads/deliveries.ts';
 import {
   type AlertReadServices,
@@ -41,12 +41,16 @@ export interface AlertApiExtras {
   podcastBias?: PodcastBiasReader;
 }
 
-/** Previews counted in, and podcast bias read from, the analytics store (none without one). */
+/**
+ * Previews counted in, and podcast bias read from, the analytics store (none without one). Bias
+ * is cached for a minute, as the senders cache it: an evaluation changes rarely, and every
+ * match document read (a delivery page, a match) would otherwise query the analytics store.
+ */
 export function alertApiExtras(state: StateStore, analytics: AnalyticsStore | undefined): AlertApiExtras {
   if (!analytics) return {};
   return {
     previews: new AlertPreviews(state, analyticsMatchCounter(analytics)),
-    podcastBias: analyticsBiasReader(analytics),
+    podcastBias: cachedBiasReader(analyticsBiasReader(analytics)),
   };
 }
 
@@ -57,14 +61,15 @@ export function alertApiServices(input: {
   /** Default: from `analytics`. */
   extras?: AlertApiExtras;
   analytics?: AnalyticsStore;
-  /** Public base URL of the API (delivery landing links in REST reads). */
-  publicUrl: string;
 }): AlertApiServices {
   const { state, catalog } = input;
   const extras = input.extras ?? alertApiExtras(state, input.analytics);
   return {
     alerts: new AlertManagement(state, catalog),
-    reads: alertReads({ state, catalog, podcastBias: extras.podcastBias }, input.publicUrl),
+    reads: alertReads(
+      { state, catalog, podcastBias: extras.podcastBias },
+      input.delivery.settings.dashboardUrl,
+    ),
     previews: extras.previews,
     delivery: input.delivery,
     notificationEmails: new NotificationEmails(state, {
@@ -77,20 +82,20 @@ export function alertApiServices(input: {
 export type AlertReads = ReturnType<typeof alertReads>;
 
 /** The REST reads of matches and deliveries. */
-function alertReads(services: AlertReadServices, publicUrl: string) {
+function alertReads(services: AlertReadServices, dashboardUrl: string) {
   return {
     /** An alert's matches, newest first, its read-time filters applied. */
     matchesPage: (alert: Parameters<typeof matchesPage>[1], after: ListPosition | undefined, limit: number) =>
       matchesPage(services, alert, after, limit),
     /** An alert's deliveries, newest first. */
     deliveriesPage: (alertId: string, after: ListPosition | undefined, limit: number) =>
-      deliveriesPage(services.state, alertId, after, limit, publicUrl),
+      deliveriesPage(services.state, alertId, after, limit, dashboardUrl),
     /** One match with its episode block and deliveries. */
     match: (id: string) => matchDocument(services, id, { audience: 'rest' }),
     /** Matches in the order asked. */
     matches: (ids: string[]) => matchDocuments(services, ids, { audience: 'rest' }),
     /** One delivery with its project and match ids. */
-    delivery: (id: string) => deliveryDocument(services.state, id, publicUrl),
+    delivery: (id: string) => deliveryDocument(services.state, id, dashboardUrl),
     /** The project a match belongs to. */
     async matchProject(id: string): Promise<string | undefined> {
       const [row] = await services.state.query<{ project_id: string }>(

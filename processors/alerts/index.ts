@@ -9,18 +9,34 @@ export { type AlertApiExtras, type AlertApiServices, alertApiServices } from './
 // Delivery: the kit and what it is built from (infra/composition.ts), destinations, test sends,
 // chat-platform errors, notification emails, secrets.
 export { TOKEN_REJECTED_ERRORS } from './delivery/channels/chat-api.ts';
-export { SmtpMailer } from './delivery/channels/mailer.ts';
+export { type Mailer, type OutgoingMail, SmtpMailer } from './delivery/channels/mailer.ts';
 export type { NotificationEmailRow } from './delivery/channels/notification-emails.ts';
+// A local receiver's session (`earshot webhooks listen`) and how it checks what it receives.
+export { verifyWebhook } from './delivery/channels/webhook-signature.ts';
 export type { ChatConnection } from './delivery/connections/chat-connections.ts';
-export { checkDestination, storedDestination } from './delivery/connections/destinations.ts';
+export {
+  checkDestination,
+  type Destination,
+  storedDestination,
+} from './delivery/connections/destinations.ts';
+export type { WebhookConnection } from './delivery/connections/webhook-connections.ts';
 export { createDeliveryKit, type DeliveryKit } from './delivery/kit.ts';
+export {
+  closeListenSession,
+  LISTEN_CONNECTION_NAME,
+  LISTEN_LEASE_MS,
+  ListenRefusedError,
+  type ListenSession,
+  openListenSession,
+  renewListenSession,
+} from './delivery/listen.ts';
 // The outbound guard and the HTTP client through it (also given to the feed poller by infra).
 export { allowlistProblem, canonicalUrl, OutboundGuard } from './delivery/outbound/outbound-guard.ts';
 export { OutboundHttp } from './delivery/outbound/outbound-http.ts';
 export { RetrySchedule } from './delivery/retry-schedule.ts';
 export { loadSecretsKey, SecretBox, SIGNED_TOKEN_PATTERN, TokenSigner } from './delivery/secrets.ts';
 export { StateDeliveryContent } from './delivery/state-content.ts';
-export { sendTestWebhooks } from './delivery/test-send.ts';
+export { sendTestToConnection, sendTestWebhooks, type TestDelivery } from './delivery/test-send.ts';
 // The alert model.
 export type { Alert, AlertFilters } from './model.ts';
 // What alerting runs in the pipeline: steps and timers with their roles, inputs and outputs.

@@ -98,6 +98,11 @@ export function isPopular(popularity: number | null | undefined): boolean {
  * realtime deliveries and digests all call this, so the three always agree. `popularity` is the
  * podcast's current percentile (null when not charting).
  */
+/** Whether `passesFilters` can drop a match under these filters (else it keeps every one). */
+export function filtersCanDrop(filters: AlertFilters): boolean {
+  return filters.relevance === 'RELEVANT' || filters.source_popularity === 'POPULAR';
+}
+
 export function passesFilters(
   filters: AlertFilters,
   match: { relevance: string; popularity: number | null | undefined },

@@ -5,57 +5,35 @@ import type {
   Podcast,
   Transcript,
 } from '../../schemas/generated/index.ts';
-import type { AliasMatch, Gazetteer } from './gazetteer.ts';
-import { stem, type Token, tokenize } from './tokenize.ts';
+import { Disambiguator, type Placed, partOfAnotherName } from './disambiguate.ts';
+import type { AliasEntry, AliasMatch, Gazetteer } from './gazetteer.ts';
+import { cachedStem, LineView } from './line-view.ts';
+import { type Token, tokenize } from './tokenize.ts';
 
 /**
  * Mention detection: links transcript lines to entities with the alias automaton.
  *
- * 1. Every line is tokenised and matched against the automaton (leftmost-longest, case rules).
- * 2. A match naming one entity through an unambiguous alias is accepted outright.
- * 3. A match through an ambiguous alias ("Apple" the company or the fruit), or one alias
- *    shared by several entities, is scored per candidate entity from context:
- *      +3   one of the entity's context terms in the same line,
- *      +1.5 in the line before or after by the same speaker (+0.75 by another speaker),
- *      +0.5 two lines away,
- *      +1   the entity is mentioned unambiguously (or confirmed) elsewhere in the episode,
- *      +0.5 the podcast's categories fit the entity's category,
- *      +2.5 base for an alias that is not itself a common word.
- *    A line with three or more content words and none of the entity's context terms is about
- *    something else ("Apple pie with vanilla ice cream…"): nearby lines and episode evidence
- *    cannot rescue it. The best candidate is accepted with a score of at least 2.5; ties are
- *    dropped. Two passes, so that confirmed mentions count as evidence for the rest.
+ * 1. Every line is tokenised and matched against the automaton (leftmost-longest, case rules;
+ *    known variants and, for multi-word person names, phonetic matches included).
+ * 2. A match naming one entity through a distinctive alias is accepted outright, unless a
+ *    one-word alias of a person sits inside another capitalised name ("Rahul Gandhi").
+ * 3. Everything else — an alias that is also everyday language ("Apple", "Congress",
+ *    "partition"), an alias several entities share, an all-caps alias in a line without
+ *    capitals — is scored per candidate entity from its sentence, its neighbourhood, the
+ *    neighbouring lines and the rest of the episode (disambiguate.ts). Two passes, so that
+ *    confirmed mentions count as evidence for the rest.
  * 4. Lines inside ad reads (by line range, or by time when an ad read has no line range) are
  *    flagged `in_ad`.
  * 5. Each episode-entity pair is `on_target` when the entity is named in the episode title or
  *    description (the show's hosts excepted), is a credited guest, panelist or correspondent, or
  *    is mentioned on at least 3 lines outside ad reads; otherwise `incidental` (a passing
- *    mention, or one only in ads).
+ *    mention, or one only in ads). Only accepted mentions count.
+ *
+ * Every mention keeps the text as written (`variant`), the catalog form that matched
+ * (`matched`) and how (`match`: name, alias, …, variant, phonetic).
  */
-export const DETECTOR_VERSION = 'alias-automaton-1';
+export const DETECTOR_VERSION = 'alias-automaton-2';
 export const ON_TARGET_MIN_LINES = 3;
-const ACCEPT_SCORE = 2.5;
-
-const SUBSTANTIVE_LINE = 3;
-const FUNCTION_WORDS = new Set(
-  (
-    'the a an and or but is are was were be been being it its this that these those to of in on at for with by ' +
-    'from as again did do does done has have had so just really very too also not no yes i you he she we they ' +
-    'me him her us them my your his our their what which who how why when where there here then than now all ' +
-    'some any more most much many one can could would should will about up out over into like well oh yeah ' +
-    "okay right i’m it’s that’s i'm it's that's get got go going still even"
-  ).split(' '),
-);
-
-/** Words of a line that carry content, outside the matched alias. */
-function contentWords(tokens: Token[], match: AliasMatch): number {
-  let n = 0;
-  tokens.forEach((t, i) => {
-    if (i >= match.start && i < match.end) return;
-    if (t.norm.length >= 3 && !FUNCTION_WORDS.has(t.norm) && !/^\d/.test(t.norm)) n++;
-  });
-  return n;
-}
 
 type Mention = MentionsDetected['mentions'][number];
 export type FoundMention = Omit<Mention, 'in_ad'>;
@@ -83,27 +61,11 @@ export function episodeFacts(
   };
 }
 
-/** Which podcast categories fit an entity category (beyond the same slug). */
-const CATEGORY_FIT: Record<string, string[]> = {
-  technology: ['technology', 'tech-news', 'business', 'investing', 'entrepreneurship'],
-  consumer: ['business', 'investing', 'entrepreneurship'],
-  automotive: ['business', 'investing', 'technology', 'tech-news'],
-  transport: ['business', 'investing', 'economics'],
-  finance: ['business', 'economics', 'investing'],
-  energy: ['business', 'investing', 'environment', 'science'],
-  health: ['health', 'medicine', 'business'],
-  media: ['arts', 'tv-film', 'music', 'business'],
-  astronomy: ['science', 'space', 'education'],
-};
-
-function fits(entityCategory: string, podcastCategories: string[]): boolean {
-  const fit = CATEGORY_FIT[entityCategory] ?? [entityCategory];
-  return podcastCategories.some((c) => c === entityCategory || fit.includes(c));
-}
-
-interface Pending {
+interface Taken {
   line: number;
   match: AliasMatch;
+  entityId: string;
+  entry: AliasEntry;
 }
 
 /** Finds the mentions of one transcript (without ad flags). Pure. */
@@ -114,99 +76,127 @@ export function findMentions(
 ): FoundMention[] {
   const lines = transcript.lines;
   const tokens: Token[][] = new Array(lines.length);
-  const accepted: { line: number; match: AliasMatch; entityId: string }[] = [];
-  const pending: Pending[] = [];
-  const evidence = new Set<string>();
+  const accepted: Taken[] = [];
+  const pending: { line: number; match: AliasMatch }[] = [];
+  const views = new Map<number, LineView>();
+  const view = (i: number): LineView => {
+    let v = views.get(i);
+    if (!v) {
+      v = new LineView(lines[i]!.text, tokens[i]!);
+      views.set(i, v);
+    }
+    return v;
+  };
 
+  // The hot path: most matches name one entity through a distinctive alias.
   for (let i = 0; i < lines.length; i++) {
     const toks = tokenize(lines[i]!.text);
     tokens[i] = toks;
-    for (const match of gazetteer.match(toks)) {
-      const ids = new Set(match.entries.map((e) => e.entityId));
-      if (ids.size === 1 && !match.lowercase && !match.entries.some((e) => e.ambiguous)) {
-        const entityId = match.entries[0]!.entityId;
-        accepted.push({ line: i, match, entityId });
-        evidence.add(entityId);
-      } else {
-        pending.push({ line: i, match });
+    const matches = gazetteer.match(toks, lines[i]!.text);
+    for (let k = 0; k < matches.length; k++) {
+      const match = matches[k]!;
+      const entry = match.entries[0]!;
+      let clear = !match.lowercase;
+      for (let e = 0; e < match.entries.length && clear; e++) {
+        const x = match.entries[e]!;
+        if (x.ambiguous || x.entityId !== entry.entityId) clear = false;
       }
+      if (!clear) {
+        pending.push({ line: i, match });
+        continue;
+      }
+      if (partOfAnotherName(toks, match, entry.person, view, i)) continue;
+      accepted.push({ line: i, match, entityId: entry.entityId, entry });
     }
   }
 
   if (pending.length > 0) {
-    const stems = new Map<number, string>();
-    const stemsOf = (i: number): string => {
-      let s = stems.get(i);
-      if (s === undefined) {
-        s = ` ${tokens[i]!.map((t) => stem(t.norm)).join(' ')} `;
-        stems.set(i, s);
+    // Lines per entity named unambiguously or confirmed (counted in line order, so a line counts
+    // once), and what is placed on a line (collected when a line is first asked about).
+    const confirmed = new Map<string, number>();
+    const lastLine = new Map<string, number>();
+    const extra: Taken[] = [];
+    const count = (t: Taken) => {
+      if (lastLine.get(t.entityId) === t.line) return;
+      lastLine.set(t.entityId, t.line);
+      confirmed.set(t.entityId, (confirmed.get(t.entityId) ?? 0) + 1);
+    };
+    for (const t of accepted) count(t);
+    const extraLines = new Set<string>();
+    const take = (t: Taken) => {
+      extra.push(t);
+      if (placedByLine) place(t);
+      const key = `${t.entityId}|${t.line}`;
+      if (extraLines.has(key) || accepted.some((a) => a.line === t.line && a.entityId === t.entityId)) return;
+      extraLines.add(key);
+      confirmed.set(t.entityId, (confirmed.get(t.entityId) ?? 0) + 1);
+    };
+    let placedByLine: Map<number, Placed[]> | undefined;
+    const place = (t: Taken) => {
+      const p = {
+        start: t.match.start,
+        end: t.match.end,
+        entityId: t.entityId,
+        first: tokens[t.line]![t.match.start]!.norm,
+      };
+      const list = placedByLine!.get(t.line);
+      if (list) list.push(p);
+      else placedByLine!.set(t.line, [p]);
+    };
+    const placed = (line: number): Placed[] => {
+      if (!placedByLine) {
+        placedByLine = new Map();
+        for (const t of accepted) place(t);
+        for (const t of extra) place(t);
       }
-      return s;
+      return placedByLine.get(line) ?? [];
     };
-    const hasContext = (entityId: string, i: number): boolean => {
-      if (i < 0 || i >= lines.length) return false;
-      const profile = gazetteer.profile(entityId);
-      if (!profile || profile.context.length === 0) return false;
-      const text = stemsOf(i);
-      return profile.context.some((term) => text.includes(` ${term.join(' ')} `));
-    };
-    const score = (entityId: string, line: number, ambiguous: boolean, match: AliasMatch): number => {
-      let s = ambiguous ? 0 : ACCEPT_SCORE;
-      if (hasContext(entityId, line)) s += 3;
-      else if (match.lowercase || (ambiguous && contentWords(tokens[line]!, match) >= SUBSTANTIVE_LINE))
-        return s;
-      const speaker = lines[line]!.speaker;
-      let near = 0;
-      for (const j of [line - 1, line + 1]) {
-        if (hasContext(entityId, j)) near = Math.max(near, lines[j]!.speaker === speaker ? 1.5 : 0.75);
-      }
-      s += near;
-      if (hasContext(entityId, line - 2) || hasContext(entityId, line + 2)) s += 0.5;
-      if (evidence.has(entityId)) s += 1;
-      const profile = gazetteer.profile(entityId);
-      if (profile && fits(profile.categorySlug, facts.podcastCategories)) s += 0.5;
-      return s;
-    };
-    let open = pending;
-    for (let pass = 0; pass < 2 && open.length > 0; pass++) {
-      const still: Pending[] = [];
-      const confirmed: string[] = [];
-      for (const p of open) {
-        const byEntity = new Map<string, boolean>();
-        for (const e of p.match.entries)
-          byEntity.set(e.entityId, (byEntity.get(e.entityId) ?? true) && e.ambiguous);
-        let best: string | undefined;
-        let bestScore = -1;
-        let tie = false;
-        for (const [entityId, ambiguous] of byEntity) {
-          const s = score(entityId, p.line, ambiguous, p.match);
-          if (s > bestScore) {
-            best = entityId;
-            bestScore = s;
-            tie = false;
-          } else if (s === bestScore) {
-            tie = true;
+    let episodeStems: Map<string, number> | undefined;
+    const judge = new Disambiguator(gazetteer, {
+      lines,
+      view,
+      confirmedLines: (id) => confirmed.get(id) ?? 0,
+      placed,
+      podcastCategories: facts.podcastCategories,
+      episodeStems: () => {
+        if (!episodeStems) {
+          const counts = new Map<string, number>();
+          for (const toks of tokens) for (const t of toks) counts.set(t.norm, (counts.get(t.norm) ?? 0) + 1);
+          episodeStems = new Map();
+          for (const [norm, n] of counts) {
+            const st = cachedStem(norm);
+            episodeStems.set(st, (episodeStems.get(st) ?? 0) + n);
           }
         }
-        if (best && bestScore >= ACCEPT_SCORE && !tie) {
-          accepted.push({ line: p.line, match: p.match, entityId: best });
-          confirmed.push(best);
-        } else {
-          still.push(p);
-        }
+        return episodeStems;
+      },
+    });
+    let open = pending.filter((p) => {
+      const person = p.match.entries.every((e) => e.person);
+      return !partOfAnotherName(tokens[p.line]!, p.match, person, view, p.line);
+    });
+    // Two passes: what the first confirms is evidence for the second, where an episode about an
+    // entity may also vouch for a mention with nothing around it.
+    for (let pass = 0; pass < 2 && open.length > 0; pass++) {
+      const still: typeof open = [];
+      const now: Taken[] = [];
+      for (const p of open) {
+        const got = judge.resolve(p.line, p.match, pass);
+        if (got) now.push({ line: p.line, match: p.match, ...got });
+        else still.push(p);
       }
-      for (const id of confirmed) evidence.add(id);
-      if (confirmed.length === 0) break;
+      for (const t of now) take(t);
       open = still;
     }
+    accepted.push(...extra);
   }
 
   accepted.sort((a, b) => a.line - b.line || a.match.start - b.match.start);
-  return accepted.map(({ line, match, entityId }) => {
+  return accepted.map(({ line, match, entityId, entry }) => {
     const l = lines[line]!;
     const toks = tokens[line]!;
-    const charStart = toks[match.start]!.start;
-    const charEnd = toks[match.end - 1]!.end;
+    const charStart = match.part?.start ?? toks[match.start]!.start;
+    const charEnd = match.part?.end ?? toks[match.end - 1]!.end;
     return {
       entity_id: entityId,
       line_number: l.number,
@@ -216,6 +206,8 @@ export function findMentions(
       variant: l.text.slice(charStart, charEnd),
       char_start: charStart,
       char_end: charEnd,
+      matched: entry.form,
+      match: match.phonetic ? 'phonetic' : entry.kind,
     };
   });
 }
@@ -252,7 +244,19 @@ export function finalizeMentions(
   detectedAt: number,
 ): MentionsDetected {
   const adLines = adLineSet(transcript, facts.adReads);
-  const mentions: Mention[] = found.map((m) => ({ ...m, in_ad: adLines.has(m.line_number) }));
+  const mentions: Mention[] = found.map((m) => ({
+    entity_id: m.entity_id,
+    line_number: m.line_number,
+    speaker: m.speaker,
+    start_seconds: m.start_seconds,
+    end_seconds: m.end_seconds,
+    variant: m.variant,
+    char_start: m.char_start,
+    char_end: m.char_end,
+    in_ad: adLines.has(m.line_number),
+    matched: m.matched,
+    match: m.match,
+  }));
 
   const hosts = new Set(facts.hostIds);
   for (const p of facts.episode.people) {

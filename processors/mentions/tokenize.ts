@@ -36,7 +36,10 @@ export function tokenize(text: string): Token[] {
         possessive = true;
       }
     }
-    const elision = ELISION.exec(surface);
+    // An elision has its apostrophe second or third ("l’", "qu’"): most tokens skip the regex.
+    const a1 = surface.charCodeAt(1);
+    const a2 = surface.charCodeAt(2);
+    const elision = a1 === 39 || a1 === 0x2019 || a2 === 39 || a2 === 0x2019 ? ELISION.exec(surface) : null;
     if (elision && surface.length > elision[0].length + 1) {
       surface = surface.slice(elision[0].length);
       start += elision[0].length;

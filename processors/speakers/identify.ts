@@ -7,10 +7,22 @@ import type {
   Transcript,
 } from '../../schemas/generated/index.ts';
 import { CATEGORIES, OCCUPATIONS, TOPIC_FIELDS } from '../../schemas/occupations.ts';
-import { foldAccents as fold } from '../../schemas/text-folding.ts';
 import { adLineSet } from '../mentions/detect.ts';
 import type { Gazetteer } from '../mentions/gazetteer.ts';
-import { tokenize } from '../mentions/tokenize.ts';
+import { assignSpeakers } from './assign.ts';
+
+/**
+ * Speaker identification: maps the diarization labels of one transcript to people and roles.
+ *
+ * Who speaks under each label is decided by assign.ts from sentence-scoped cues (cues.ts):
+ * self-introductions, hand-offs naming the next speaker, people addressed by name, a label that is
+ * itself a person's name, and the credits (the podcast's hosts, the episode's people) as priors.
+ * Only people who can be in the room are ever assigned — never someone who is only talked about —
+ * and an assignment below the minimum score leaves the label unidentified. A call-in ("Maria from
+ * Chicago, you're on the air") makes the next speaker AUDIENCE; a label heard only inside ad reads
+ * is recorded audio (SOUNDBITE_SPEAKER, no person). Roles come from the credits, the podcast's
+ * hosts, or the kind of hand-off; each label carries the assignment's confidence.
+ */
 
 type Role = SpeakersIdentified['speakers'][number]['role'];
 
@@ -25,32 +37,6 @@ export interface SpeakerDeps {
   entity(id: string): Pick<Entity, 'id' | 'name' | 'kind' | 'person'> | undefined;
   identifiedAt: number;
 }
-
-interface Candidate {
-  key: string;
-  personId: string | null;
-  name: string;
-  first: string;
-  /** Role from the credits or the podcast's hosts. */
-  credited: Role | null;
-  /** Role suggested by how the dialogue introduced them. */
-  hint: Role | null;
-}
-
-const SELF =
-  /(?:^|[\s,.!?¡¿])(?:i['’]m|i am|my name is|this is|je suis|je m['’]appelle|ich bin|mein name ist|soy|me llamo)\s*$/iu;
-const THANKS = /^\s*[¡]?(?:thanks|thank you|many thanks|merci|danke|vielen dank|gracias|muchas gracias)\b/iu;
-const GUEST_HANDOFF =
-  /(joining (?:me|us)|my guest|with me in the studio|delighted to welcome|avec moi aujourd|mon invitée?|nous recevons|heute zu gast|mein gast|bei mir im studio|me acompaña|mi invitad[oa]|tenemos con nosotros)/iu;
-const CORRESPONDENT_HANDOFF =
-  /(correspondent|let['’]s go to|joined by .* live|reporting from|correspondant|on retrouve|en direct de|wir schalten|korrespondent|corresponsal|conectamos con|nos vamos a)/iu;
-const SOUNDBITE_HANDOFF =
-  /(here['’]s what|take a listen to|this is what .* told|listen to how|écoutons ce qu|voici ce qu|hören wir|so hat sich|escuchemos lo que|esto es lo que)/iu;
-const PANEL_LIST =
-  /(on the panel|around the table|our panel|autour de la table|sur le plateau|in unserer runde|mit dabei sind|en la mesa|nos acompañan)/iu;
-const CALLER =
-  /(take a call|caller|on the line|on the air|auditeur|un appel|à l['’]antenne|anrufer|in der leitung|una llamada|al teléfono)/iu;
-const CALLER_NAME = /(\p{Lu}\p{Ll}+),? (?:from|in|de|depuis|aus|desde)\s/u;
 
 const CREDIT_ROLES: Record<string, Role> = {
   host: 'HOST',
@@ -96,168 +82,24 @@ export function identifySpeakers(
   deps: SpeakerDeps,
 ): SpeakersIdentified {
   const lines = transcript.lines;
-  const labels: string[] = [];
   const lineCount = new Map<string, number>();
-  for (const l of lines) {
-    if (!lineCount.has(l.speaker)) labels.push(l.speaker);
-    lineCount.set(l.speaker, (lineCount.get(l.speaker) ?? 0) + 1);
-  }
-
-  // Candidates.
-  const candidates = new Map<string, Candidate>();
-  const byPerson = new Map<string, Candidate>();
-  const addCandidate = (personId: string | null, name: string, credited: Role | null): Candidate => {
-    const existing = personId ? byPerson.get(personId) : candidates.get(`name:${fold(name)}`);
-    if (existing) {
-      if (credited && (!existing.credited || credited === 'HOST')) existing.credited = credited;
-      return existing;
-    }
-    const c: Candidate = {
-      key: personId ?? `name:${fold(name)}`,
-      personId,
-      name,
-      first: fold(tokenize(name)[0]?.surface ?? name),
-      credited,
-      hint: null,
-    };
-    candidates.set(c.key, c);
-    if (personId) byPerson.set(personId, c);
-    return c;
-  };
-  const personIn = (text: string): string | null => {
-    for (const m of deps.gazetteer.match(tokenize(text))) {
-      for (const e of m.entries) if (deps.entity(e.entityId)?.kind === 'PERSON') return e.entityId;
-    }
-    return null;
-  };
-  for (const id of facts.podcast?.hosts ?? []) {
-    const e = deps.entity(id);
-    if (e) addCandidate(id, e.name, 'HOST');
-  }
-  for (const p of facts.episode.people) {
-    const role = CREDIT_ROLES[p.role.toLowerCase()] ?? 'GUEST';
-    const id = personIn(p.name);
-    addCandidate(id, id ? deps.entity(id)!.name : p.name, role);
-  }
-
-  // Evidence.
-  const votes: { label: string; cand: Candidate; weight: number }[] = [];
-  const audience = new Map<string, string | null>();
-  const nextLabel = (i: number): string | undefined => {
-    for (let j = i + 1; j < lines.length; j++)
-      if (lines[j]!.speaker !== lines[i]!.speaker) return lines[j]!.speaker;
-    return undefined;
-  };
-  const prevLabel = (i: number): string | undefined => {
-    for (let j = i - 1; j >= 0; j--) if (lines[j]!.speaker !== lines[i]!.speaker) return lines[j]!.speaker;
-    return undefined;
-  };
-  const vote = (label: string | undefined, cand: Candidate, weight: number) => {
-    if (label) votes.push({ label, cand, weight });
-  };
-
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    const text = line.text;
-    const tokens = tokenize(text);
-    const refs: { cand: Candidate; start: number; end: number }[] = [];
-    for (const m of deps.gazetteer.match(tokens)) {
-      const person = m.entries.find((e) => deps.entity(e.entityId)?.kind === 'PERSON');
-      if (!person) continue;
-      const e = deps.entity(person.entityId)!;
-      const cand = byPerson.get(e.id) ?? addCandidate(e.id, e.name, null);
-      refs.push({ cand, start: tokens[m.start]!.start, end: tokens[m.end - 1]!.end });
-    }
-    // First names of people already in play (hosts, credited, introduced), written capitalised.
-    for (const t of tokens) {
-      if (refs.some((r) => t.start >= r.start && t.end <= r.end)) continue;
-      const first = t.surface[0];
-      if (!first || first === first.toLowerCase()) continue;
-      const matching = [...candidates.values()].filter((c) => c.first === t.norm && (c.credited || c.hint));
-      if (matching.length === 1) refs.push({ cand: matching[0]!, start: t.start, end: t.end });
-    }
-
-    const callerName = refs.length === 0 && CALLER.test(text) ? CALLER_NAME.exec(text) : null;
-    if (callerName) {
-      const next = nextLabel(i);
-      if (next) audience.set(next, callerName[1] ?? null);
-    }
-    if (refs.length === 0) continue;
-    refs.sort((a, b) => a.start - b.start);
-
-    if (refs.length >= 2 && PANEL_LIST.test(text)) {
-      for (const r of refs) r.cand.hint ??= 'PANELIST';
-      continue;
-    }
-    const thanks = THANKS.test(text);
-    for (const r of refs) {
-      const before = text.slice(0, r.start);
-      const after = text.slice(r.end);
-      if (SELF.test(before) || /^\s+(?:here|ici|hier|aquí)\b/iu.test(after)) {
-        vote(line.speaker, r.cand, 3);
-      } else if (thanks) {
-        vote(prevLabel(i), r.cand, 2);
-      } else if (SOUNDBITE_HANDOFF.test(text)) {
-        r.cand.hint ??= 'SOUNDBITE_SPEAKER';
-        vote(nextLabel(i), r.cand, 2);
-      } else if (GUEST_HANDOFF.test(before)) {
-        r.cand.hint ??= 'GUEST';
-        vote(nextLabel(i), r.cand, 2);
-      } else if (CORRESPONDENT_HANDOFF.test(text)) {
-        r.cand.hint ??= 'CORRESPONDENT';
-        vote(nextLabel(i), r.cand, 2);
-      } else if (/^[\s¿¡]*$/u.test(before) && /^\s*,/u.test(after)) {
-        vote(nextLabel(i), r.cand, 1.5);
-      } else if (/^\s*[?.!]?\s*$/u.test(after) && /,\s*$/u.test(before)) {
-        vote(nextLabel(i), r.cand, 1.5);
-      }
-    }
-  }
-
-  // Resolve: strongest evidence first, one label per person and one person per label.
-  const tally = new Map<string, { label: string; cand: Candidate; weight: number }>();
-  for (const v of votes) {
-    const key = `${v.label}|${v.cand.key}`;
-    const t = tally.get(key) ?? { label: v.label, cand: v.cand, weight: 0 };
-    t.weight += v.weight;
-    tally.set(key, t);
-  }
-  const assigned = new Map<string, { cand: Candidate; weight: number }>();
-  const taken = new Set<string>();
-  for (const t of [...tally.values()].sort((a, b) => b.weight - a.weight || a.label.localeCompare(b.label))) {
-    if (assigned.has(t.label) || taken.has(t.cand.key) || audience.has(t.label)) continue;
-    assigned.set(t.label, { cand: t.cand, weight: t.weight });
-    taken.add(t.cand.key);
-  }
-
+  for (const l of lines) lineCount.set(l.speaker, (lineCount.get(l.speaker) ?? 0) + 1);
   // Labels heard only inside ad reads are recorded audio.
   const adLines = adLineSet(transcript, facts.adReads);
   const onlyInAds = new Set(
-    labels.filter((l) => lines.every((x) => x.speaker !== l || adLines.has(x.number))),
+    [...lineCount.keys()].filter((l) => lines.every((x) => x.speaker !== l || adLines.has(x.number))),
   );
-
-  // Leftovers: a remaining host takes the busiest remaining label; a single remaining credited
-  // person takes a single remaining label.
-  const open = () => labels.filter((l) => !assigned.has(l) && !audience.has(l) && !onlyInAds.has(l));
-  const remaining = (role: Role | null) =>
-    [...candidates.values()].filter(
-      (c) =>
-        !taken.has(c.key) &&
-        (role === null
-          ? c.credited !== null || (c.hint !== null && c.hint !== 'SOUNDBITE_SPEAKER')
-          : c.credited === role),
-    );
-  for (const host of remaining('HOST')) {
-    const left = open().sort((a, b) => lineCount.get(b)! - lineCount.get(a)!);
-    if (left.length === 0) break;
-    assigned.set(left[0]!, { cand: host, weight: 0.5 });
-    taken.add(host.key);
-  }
-  const creditedLeft = remaining(null);
-  if (creditedLeft.length === 1 && open().length === 1) {
-    assigned.set(open()[0]!, { cand: creditedLeft[0]!, weight: 0.5 });
-    taken.add(creditedLeft[0]!.key);
-  }
+  const { labels, assigned, callers } = assignSpeakers({
+    transcript,
+    hosts: facts.podcast?.hosts ?? [],
+    credits: facts.episode.people.map((p) => ({
+      name: p.name,
+      role: CREDIT_ROLES[p.role.toLowerCase()] ?? 'GUEST',
+    })),
+    gazetteer: deps.gazetteer,
+    entity: deps.entity,
+    recorded: onlyInAds,
+  });
 
   const fields = fieldsFor(facts.podcast?.categories.map((c) => c.slug) ?? []);
   const speakers: SpeakersIdentified['speakers'] = labels.map((label) => {
@@ -280,14 +122,14 @@ export function identifySpeakers(
         line_count: count,
         capacity,
         in_field: inField,
-        confidence: Math.round(Math.min(0.99, 0.5 + got.weight * 0.1) * 100) / 100,
+        confidence: got.confidence,
       };
     }
-    if (audience.has(label)) {
+    if (callers.has(label)) {
       return {
         label,
         person_id: null,
-        name: audience.get(label) ?? null,
+        name: callers.get(label) ?? null,
         role: 'AUDIENCE' as const,
         line_count: count,
         capacity: 'layperson',

@@ -94,7 +94,7 @@ export class WorkerEmbeddings implements EmbeddingsPort {
  * Starts a worker running a TypeScript module: the worker registers the same TypeScript loader
  * the process uses, then imports the module.
  */
-function spawnTsWorker(module: URL, workerData: unknown): Worker {
+export function spawnTsWorker(module: URL, workerData: unknown): Worker {
   const require = createRequire(import.meta.url);
   const loader = pathToFileURL(require.resolve('tsx/esm/api').replace(/index\.cjs$/, 'index.mjs')).href;
   const code = `import(${JSON.stringify(loader)}).then((m) => { m.register(); return import(${JSON.stringify(module.href)}); });`;

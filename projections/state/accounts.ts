@@ -41,11 +41,21 @@ export interface ApiKeyRecord {
   expires_at: Date | null;
 }
 
+/**
+ * What an operator grants a project beyond its plan, by arrangement
+ * (`earshot projects grant <entitlement> --project P`): `archive` opens the archive replay and the
+ * bulk download.
+ */
+export const ENTITLEMENTS = ['archive'] as const;
+export type Entitlement = (typeof ENTITLEMENTS)[number];
+
 /** Who a request acts as once its API key is verified. */
 export interface Principal {
   keyId: string;
   project: Project;
   plan: Plan;
+  /** The project's entitlements (read with the key: a grant or revoke shows within the key cache's time). */
+  entitlements: Entitlement[];
   /** When the key stops authenticating (null: never); checked on every request. */
   expiresAt: Date | null;
 }
@@ -94,6 +104,15 @@ export function slugify(text: string): string {
   return slug(text).slice(0, 60) || 'unnamed';
 }
 
+function checkEntitlement(name: string): Entitlement {
+  if (!(ENTITLEMENTS as readonly string[]).includes(name))
+    throw new AccountError(
+      'invalid',
+      `unknown entitlement ${name}; entitlements: ${ENTITLEMENTS.join(', ')}`,
+    );
+  return name as Entitlement;
+}
+
 export class AccountError extends Error {
   constructor(
     readonly code: 'not_found' | 'conflict' | 'invalid',
@@ -104,9 +123,23 @@ export class AccountError extends Error {
   }
 }
 
-/** Organizations, projects, plans and API keys in the state store. */
+/**
+ * Organizations, projects, plans and API keys in the state store. Revocations are announced to
+ * `onRevoked` listeners (the API's key cache drops the key at once).
+ */
 export class Accounts {
+  private readonly revokedListeners: ((keyId: string) => void)[] = [];
+
   constructor(private readonly db: StateStore) {}
+
+  /** Calls `listener` with the id of every key this process revokes; returns how to stop. */
+  onRevoked(listener: (keyId: string) => void): () => void {
+    this.revokedListeners.push(listener);
+    return () => {
+      const i = this.revokedListeners.indexOf(listener);
+      if (i >= 0) this.revokedListeners.splice(i, 1);
+    };
+  }
 
   async plans(): Promise<Plan[]> {
     return this.db.query<Plan>('SELECT * FROM plans ORDER BY sort_order');
@@ -175,6 +208,15 @@ export class Accounts {
     );
   }
 
+  async renameProject(projectId: string, name: string): Promise<Project> {
+    const [project] = await this.db.query<Project>(
+      'UPDATE projects SET name = $2 WHERE id = $1 RETURNING *',
+      [projectId, name],
+    );
+    if (!project) throw new AccountError('not_found', `no project ${projectId}`);
+    return project;
+  }
+
   async setPlan(projectId: string, plan: string, alertsPacks?: number): Promise<Project> {
     await this.plan(plan);
     const [project] = await this.db.query<Project>(
@@ -236,6 +278,7 @@ export class Accounts {
       [keyId],
     );
     if (!record) throw new AccountError('not_found', `no API key ${keyId}`);
+    for (const listener of this.revokedListeners) listener(record.id);
     return record;
   }
 
@@ -247,22 +290,51 @@ export class Accounts {
   async authenticate(key: string): Promise<Principal | undefined> {
     if (!key.startsWith(API_KEY_PREFIX)) return undefined;
     const rows = await this.db.query<
-      { key_id: string; key_expires_at: Date | null } & Project & { plan: Plan }
+      { key_id: string; key_expires_at: Date | null; entitlements: Entitlement[] } & Project & { plan: Plan }
     >(
-      `SELECT k.id AS key_id, k.expires_at AS key_expires_at, p.*, row_to_json(pl.*) AS plan
+      `SELECT k.id AS key_id, k.expires_at AS key_expires_at, p.*, row_to_json(pl.*) AS plan,
+         ARRAY(SELECT e.entitlement FROM project_entitlements e WHERE e.project_id = p.id ORDER BY 1) AS entitlements
        FROM api_keys k JOIN projects p ON p.id = k.project_id JOIN plans pl ON pl.code = p.plan_code
        WHERE k.key_sha256 = $1 AND k.revoked_at IS NULL`,
       [sha256(key)],
     );
     const row = rows[0];
     if (!row) return undefined;
-    const { key_id, key_expires_at, plan, ...project } = row;
+    const { key_id, key_expires_at, plan, entitlements, ...project } = row;
     return {
       keyId: key_id,
       project: { ...project, created_at: new Date(project.created_at) },
       plan,
+      entitlements,
       expiresAt: key_expires_at === null ? null : new Date(key_expires_at),
     };
+  }
+
+  /** Grants a project an entitlement; granting twice is harmless. */
+  async grantEntitlement(projectId: string, entitlement: string): Promise<Entitlement[]> {
+    await this.db.query(
+      `INSERT INTO project_entitlements (project_id, entitlement) VALUES ($1, $2)
+       ON CONFLICT (project_id, entitlement) DO NOTHING`,
+      [projectId, checkEntitlement(entitlement)],
+    );
+    return this.entitlements(projectId);
+  }
+
+  /** Revokes an entitlement; revoking one the project does not have is harmless. */
+  async revokeEntitlement(projectId: string, entitlement: string): Promise<Entitlement[]> {
+    await this.db.query('DELETE FROM project_entitlements WHERE project_id = $1 AND entitlement = $2', [
+      projectId,
+      checkEntitlement(entitlement),
+    ]);
+    return this.entitlements(projectId);
+  }
+
+  async entitlements(projectId: string): Promise<Entitlement[]> {
+    const rows = await this.db.query<{ entitlement: Entitlement }>(
+      'SELECT entitlement FROM project_entitlements WHERE project_id = $1 ORDER BY entitlement',
+      [projectId],
+    );
+    return rows.map((r) => r.entitlement);
   }
 
   async touchApiKey(keyId: string): Promise<void> {
@@ -273,7 +345,8 @@ export class Accounts {
   }
 
   /**
-   * The demo organization and project (Business plan: alerts and premium endpoints). Mints a
+   * The demo organization and project (Business plan: alerts and premium endpoints; the archive
+   * entitlement). Mints a
    * key when the project has none, or registers `bootstrapKey` when given. Returns the new key
    * when one was minted, so the caller can show it once.
    */
@@ -283,13 +356,17 @@ export class Accounts {
     let org = await this.organization('org_demo');
     org ??= await this.createOrganization({ id: 'org_demo', slug: 'demo', name: 'Demo Organization' });
     let project = await this.project('proj_demo');
-    project ??= await this.createProject({
-      id: 'proj_demo',
-      organizationId: org.id,
-      slug: 'demo',
-      name: 'Demo Project',
-      plan: 'business',
-    });
+    if (!project) {
+      project = await this.createProject({
+        id: 'proj_demo',
+        organizationId: org.id,
+        slug: 'demo',
+        name: 'Demo Project',
+        plan: 'business',
+      });
+      // The demo shows the archive replay and bulk download too.
+      await this.grantEntitlement(project.id, 'archive');
+    }
     if (bootstrapKey) {
       const existing = await this.authenticate(bootstrapKey);
       if (existing && existing.project.id !== project.id) {

@@ -116,6 +116,8 @@ export const alertsMatcherBench: Bench = {
               char_start: 0,
               char_end: 5,
               in_ad: false,
+              matched: null,
+              match: null,
             };
           }),
         );

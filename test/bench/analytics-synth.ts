@@ -101,6 +101,7 @@ export function synthCatalog(o: SynthOptions): SynthCatalog {
       nicknames: [],
       handles: [],
       context_terms: [],
+      variants: [],
       company: kind === 'COMPANY' ? { domain: `bench-${i}.example`, ticker: null } : null,
       person: null,
       updated_at: at,
@@ -167,6 +168,8 @@ export function* synthEpisodes(
           char_start: 0,
           char_end: 10,
           in_ad: inAd,
+          matched: null,
+          match: null,
         });
       }
     };

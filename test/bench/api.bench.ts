@@ -34,7 +34,7 @@ async function scratchDatabase(url: string) {
  * The Node flags `npm start` runs the service with, so the measured server runs as users run it.
  * One place decides them: the `start` script in package.json.
  */
-function serviceNodeFlags(): string[] {
+export function serviceNodeFlags(): string[] {
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
     scripts: Record<string, string>;
   };

@@ -13,7 +13,7 @@ export const BENCH_AS_OF = Date.UTC(2025, 10, 21);
 export async function benchCorpus(
   progress: (msg: string) => void,
 ): Promise<{ dir: string; manifest: Manifest; generatedMs: number }> {
-  const { podcasts, episodesPerPodcast, linesPerEpisode } = PRESETS.bench;
+  const { podcasts, episodesPerPodcast, linesPerEpisode, speechNoise } = PRESETS.bench;
   const dir = path.join(os.tmpdir(), `earshot-bench-corpus-${BENCH_SEED}-${podcasts}x${episodesPerPodcast}`);
   const manifestFile = path.join(dir, 'manifest.json');
   if (fs.existsSync(manifestFile)) {
@@ -33,6 +33,7 @@ export async function benchCorpus(
     podcasts,
     episodesPerPodcast,
     linesPerEpisode,
+    speechNoise,
     seed: BENCH_SEED,
     asOf: BENCH_AS_OF,
     out: dir,

@@ -9,18 +9,22 @@ import { analyticsBench } from './analytics.bench.ts';
 import { apiBench } from './api.bench.ts';
 import type { Bench, BenchResult } from './bench.ts';
 import { meets } from './bench.ts';
+import { dashboardBench } from './dashboard.bench.ts';
 import { embeddingsBench } from './embeddings.bench.ts';
 import { eventLogBench } from './event-log.bench.ts';
 import { ingestBench } from './ingest.bench.ts';
 import { mentionsBench, speakersBench } from './mentions.bench.ts';
+import { realSpeechBench } from './real-speech.bench.ts';
 import { searchLatencyBench } from './search-latency.bench.ts';
 import { searchRelevanceBench } from './search-relevance.bench.ts';
 import { cliBench, startupBench } from './startup.bench.ts';
+import { streamsBench } from './streams.bench.ts';
 import { webhookSenderBench } from './webhook-sender.bench.ts';
 
 export const BENCHES: Bench[] = [
   eventLogBench,
   apiBench,
+  dashboardBench,
   analyticsBench,
   alertsMatcherBench,
   webhookSenderBench,
@@ -31,9 +35,11 @@ export const BENCHES: Bench[] = [
   embeddingsBench,
   mentionsBench,
   speakersBench,
+  realSpeechBench,
   ingestBench,
   startupBench,
   cliBench,
+  streamsBench,
 ];
 
 /** Runs the benchmarks (all, or those named), prints a table and writes JSON. */

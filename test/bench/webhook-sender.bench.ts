@@ -113,6 +113,7 @@ export const webhookSenderBench: Bench = {
         content: new StateDeliveryContent({ state, catalog }),
         settings: {
           publicUrl: 'http://127.0.0.1:8080',
+          dashboardUrl: 'http://127.0.0.1:8080/dashboard',
           outboundAllowlist: '127.0.0.1/32',
           secretsKey: randomBytes(32),
           chatApiUrl: 'http://127.0.0.1:9/api',

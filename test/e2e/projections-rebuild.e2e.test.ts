@@ -33,6 +33,13 @@ async function readAll(url: string) {
     if (!search.has_more) break;
     cursor = search.cursor;
   }
+  // The archive: a month's bulk download (the replay's records, NDJSON).
+  const month = new Date(Date.now() - 35 * 86_400_000).toISOString().slice(0, 7);
+  const download = await fetch(`${url}/v1/podcasts/episodes/archive/download?period=${month}`, {
+    headers: { 'x-api-key': KEY, 'accept-encoding': 'identity' },
+  });
+  expect(download.status).toBe(200);
+  const archive = await download.text();
   const mentions: Record<string, Counts> = {};
   for (const c of companies.data) {
     const id = c['id'] as string;
@@ -43,7 +50,19 @@ async function readAll(url: string) {
     companies: companies.data.map((c) => c['id']).sort(),
     segments: segments.sort(),
     mentions,
+    archive,
   };
+}
+
+/** A month's archive replay read whole (it ends with `complete`): its last event id. */
+async function replayCursor(url: string): Promise<string> {
+  const month = new Date(Date.now() - 35 * 86_400_000).toISOString().slice(0, 7);
+  const res = await fetch(`${url}/v1/podcasts/episodes/archive/stream?period=${month}`, {
+    headers: { 'x-api-key': KEY },
+  });
+  const text = await res.text();
+  expect(text).toContain('event: complete');
+  return [...text.matchAll(/^id: (.+)$/gm)].at(-1)![1]!;
 }
 
 async function serveUntilReady(env: Record<string, string>) {
@@ -60,12 +79,14 @@ describe('earshot projections rebuild', () => {
   const tmp = tempDir();
   afterAll(() => tmp.remove());
 
-  it('empties the catalog, search and analytics projections, and the service writes the same answers again from the log', async () => {
+  it('empties the catalog, search, analytics and archive projections, and the service writes the same answers again from the log', async () => {
     const env = { EARSHOT_DATA_DIR: tmp.dir, EARSHOT_DEMO: 'on', EARSHOT_BOOTSTRAP_API_KEY: KEY };
     let svc = await serveUntilReady(env);
     let before: Awaited<ReturnType<typeof readAll>>;
+    let cursor: string;
     try {
       before = await readAll(svc.url);
+      cursor = await replayCursor(svc.url);
       // Refused while the service holds the embedded stores.
       const refused = await spawnEarshot(['projections', 'rebuild', 'all'], env);
       expect((await refused.exited).code).toBe(2);
@@ -76,6 +97,7 @@ describe('earshot projections rebuild', () => {
     expect(before.podcasts.length).toBeGreaterThan(0);
     expect(before.segments.length).toBeGreaterThan(0);
     expect(Object.values(before.mentions).some((m) => m.mention_count > 0)).toBe(true);
+    expect(before.archive.split('\n').length).toBeGreaterThan(5);
 
     const unknown = await spawnEarshot(['projections', 'rebuild', 'podcasts'], env);
     expect((await unknown.exited).code).toBe(2);
@@ -88,6 +110,9 @@ describe('earshot projections rebuild', () => {
     );
     expect(rebuild.output()).toMatch(/search: deleted .*projector\.search, projector\.search-names back/);
     expect(rebuild.output()).toMatch(/analytics: emptied \d+ tables; projector\.analytics-catalog/);
+    expect(rebuild.output()).toMatch(
+      /archive: emptied archive_episodes.*projector\.archive back at the start/,
+    );
 
     // Emptied: the search index is gone and the catalog tables hold nothing.
     expect(fs.existsSync(path.join(tmp.dir, 'search'))).toBe(false);
@@ -102,6 +127,15 @@ describe('earshot projections rebuild', () => {
     svc = await serveUntilReady(env);
     try {
       expect(await readAll(svc.url)).toEqual(before);
+      // A replay position from before the rebuild is stale: the client starts again.
+      const month = new Date(Date.now() - 35 * 86_400_000).toISOString().slice(0, 7);
+      const res = await fetch(
+        `${svc.url}/v1/podcasts/episodes/archive/stream?period=${month}&cursor=${cursor!}`,
+        {
+          headers: { 'x-api-key': KEY },
+        },
+      );
+      expect(await res.text()).toContain('"error_code":"cursor_stale"');
     } finally {
       expect((await svc.stop('SIGTERM')).code, svc.output()).toBe(0);
     }

@@ -1,10 +1,11 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchModel } from '../../projections/embeddings/model-fetch.ts';
 import { demoPhraseCheck, vectorsUnderWay } from '../support/phrase-probes.ts';
 import { TEST_MODELS_DIR } from '../support/search.ts';
 import { spawnEarshot } from '../support/service-process.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../support/wait-for.ts';
+import { firstQueries } from './scenarios/first-queries.ts';
 
 describe('earshot start', () => {
   const tmp = tempDir();
@@ -36,17 +37,51 @@ describe('earshot start', () => {
     expect(svc.output()).toContain('earshot stopped');
   }, 90_000);
 
-  it('loads the demo corpus on a fresh data dir and is ready with keyword search first, every exact phrase found at once; semantic search follows', async () => {
-    await fetchModel({ modelsDir: TEST_MODELS_DIR }); // the model cache the tests share
-    const dir = tempDir();
-    const key = 'esk_e2e_demo_readiness_key_0123456789';
-    const started = Date.now();
+  it('refuses a bad configuration with a message naming the variable', async () => {
     const svc = await spawnEarshot(['start'], {
+      EARSHOT_DATA_DIR: tmp.dir,
+      KAFKA_BROKERS: 'a b',
+      LOG_LEVEL: 'loud',
+    });
+    const exit = await svc.exited;
+    expect(exit.code).toBe(2);
+    expect(svc.output()).toContain('KAFKA_BROKERS');
+    expect(svc.output()).toContain('LOG_LEVEL');
+  }, 30_000);
+});
+
+/**
+ * The first start a newcomer makes: a fresh data dir, the demo corpus, every role, the model in
+ * the shared test cache. One service for the start's own checks and, once semantic search is
+ * ready, the README's first queries (`scenarios/first-queries.ts`): the demo is loaded and
+ * embedded once for both.
+ */
+describe('earshot start with the demo on a fresh data dir', () => {
+  const dir = tempDir();
+  const key = 'esk_e2e_demo_readiness_key_0123456789';
+  let svc: Awaited<ReturnType<typeof spawnEarshot>>;
+  let started = 0;
+
+  beforeAll(async () => {
+    await fetchModel({ modelsDir: TEST_MODELS_DIR }); // the model cache the tests share
+    started = Date.now();
+    svc = await spawnEarshot(['start'], {
       EARSHOT_DATA_DIR: dir.dir,
       EARSHOT_DEMO: 'on',
       EARSHOT_MODELS_DIR: TEST_MODELS_DIR,
       EARSHOT_BOOTSTRAP_API_KEY: key,
     });
+  }, 120_000);
+
+  afterAll(async () => {
+    if (svc) {
+      const exit = await svc.stop('SIGTERM');
+      expect(exit.code, svc.output().slice(-3000)).toBe(0);
+    }
+    dir.remove();
+  }, 60_000);
+
+  it('loads the demo corpus and is ready with keyword search first, every exact phrase found at once; semantic search follows', async () => {
     const get = (path: string) => fetch(`${svc.url}${path}`, { headers: { 'x-api-key': key } });
     type Ready = {
       status: string;
@@ -55,7 +90,7 @@ describe('earshot start', () => {
         search: { keyword: boolean; semantic: boolean; semantic_state: string; vector_backlog?: object };
       };
     };
-    try {
+    {
       // The demo corpus counts in what the consumers must catch up with; vectors do not hold
       // readiness up (60 s is the target on an idle machine; the bound allows for a loaded one).
       let ready: Ready | undefined;
@@ -137,22 +172,8 @@ describe('earshot start', () => {
           `again with the vector backlog at ${JSON.stringify(filling.vector_backlog)}); ` +
           `semantic ready after ${Date.now() - started} ms\n`,
       );
-    } finally {
-      const exit = await svc.stop('SIGTERM');
-      expect(exit.code, svc.output()).toBe(0);
-      dir.remove();
     }
   }, 400_000);
 
-  it('refuses a bad configuration with a message naming the variable', async () => {
-    const svc = await spawnEarshot(['start'], {
-      EARSHOT_DATA_DIR: tmp.dir,
-      KAFKA_BROKERS: 'a b',
-      LOG_LEVEL: 'loud',
-    });
-    const exit = await svc.exited;
-    expect(exit.code).toBe(2);
-    expect(svc.output()).toContain('KAFKA_BROKERS');
-    expect(svc.output()).toContain('LOG_LEVEL');
-  }, 30_000);
+  firstQueries(() => ({ svc, key, dataDir: dir.dir }));
 });

@@ -272,7 +272,8 @@ describe('webhook alerts end to end', () => {
       expect(
         match.windows.some((w) => w.lines.some((l) => l.is_mention && l.text.includes('Northwind Robotics'))),
       ).toBe(true);
-      expect(body.url).toMatch(/\/v1\/alerts\/deliveries\/dlv_/);
+      // The envelope links to the delivery landing page of the dashboard (issue 17).
+      expect(body.url).toMatch(/\/dashboard\/deliveries\/dlv_/);
 
       // The delivery landing read reflects the outcome; the REST single-match read adds the percentile.
       const deliveryId = String(body.url).split('/').pop()!;

@@ -91,6 +91,51 @@ describe('alerts API', () => {
     problemOf(theirs, 404, 'not_found');
   });
 
+  it('accepts a company by domain, as every read does, and stores its canonical id', async () => {
+    const res = await create({ ...base(), entities: [{ entity_type: 'COMPANY', entity_id: 'apple.com' }] });
+    expect(res.statusCode, res.body).toBe(201);
+    const alert = res.json() as { id: string; entities: unknown };
+    expect(alert.entities).toEqual([
+      { entity_type: 'COMPANY', entity_id: CATALOG.apple.id, name: 'Apple Inc.', slug: 'apple' },
+    ]);
+    const [stored] = await api.state.query<{ entities: unknown }>(
+      'SELECT entities FROM alerts WHERE id = $1',
+      [alert.id],
+    );
+    expect(stored!.entities).toEqual([{ entity_type: 'COMPANY', entity_id: CATALOG.apple.id }]);
+    // PATCH too, with the forms a read accepts: https://, www., a path.
+    const patched = await patch(alert.id, {
+      entities: [
+        { entity_type: 'COMPANY', entity_id: 'https://www.apple.com/' },
+        { entity_type: 'PERSON', entity_id: 'dana-whitfield' },
+      ],
+    });
+    expect(patched.statusCode, patched.body).toBe(200);
+    expect(
+      (patched.json() as { entities: { entity_id: string }[] }).entities.map((e) => e.entity_id),
+    ).toEqual([CATALOG.apple.id, CATALOG.dana.id]);
+    // A domain and a slug of one company are a duplicate; a domain is a company, not a person;
+    // an unknown domain is named.
+    const bad = problemOf(
+      await create({
+        ...base(),
+        entities: [
+          { entity_type: 'COMPANY', entity_id: 'apple' },
+          { entity_type: 'COMPANY', entity_id: 'APPLE.COM' },
+          { entity_type: 'PERSON', entity_id: 'apple.com' },
+          { entity_type: 'COMPANY', entity_id: 'no-such-company.example' },
+        ],
+      }),
+      422,
+      'validation_error',
+    );
+    expect(bad.errors.map((e) => [e.location, e.message])).toEqual([
+      ['body.entities[1].entity_id', 'is listed more than once'],
+      ['body.entities[2].entity_type', 'does not match the entity, which is a COMPANY'],
+      ['body.entities[3].entity_id', 'is not a known company (slug, domain or ID)'],
+    ]);
+  });
+
   it('enforces the bounds: 1-100 entities, 1-20 channels', async () => {
     problemOf(await create({ ...base(), entities: [] }), 422, 'validation_error');
     problemOf(await create({ ...base(), notifications: [] }), 422, 'validation_error');

@@ -226,7 +226,7 @@ describe('alert pipeline', () => {
           },
         ],
         created_at: expect.any(String),
-        url: `http://127.0.0.1:8080/v1/alerts/deliveries/${delivery!.id}`,
+        url: `http://127.0.0.1:8080/dashboard/deliveries/${delivery!.id}`,
       },
     ]);
 

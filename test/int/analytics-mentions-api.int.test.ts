@@ -509,6 +509,60 @@ describe('mention reads', () => {
     ]);
   });
 
+  it('archives: entities ranked over any since/until, timeseries and lines over more than 90 days', async () => {
+    // The whole corpus (130 days) and a window that ended long ago, as on an archive.
+    const archive = { since: iso(AS_OF - 130 * DAY), until: iso(AS_OF) };
+    const old = { since: iso(AS_OF - 130 * DAY), until: iso(AS_OF - 70 * DAY) };
+    const rank = (start: number, end: number) => {
+      const m = new Map<string, number>();
+      for (const l of lines)
+        if (!l.inAd && l.published >= start && l.published < end) m.set(l.entity, (m.get(l.entity) ?? 0) + 1);
+      return [...m].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([id, n]) => [id, n]);
+    };
+    for (const [w, start, end] of [
+      [archive, AS_OF - 130 * DAY, AS_OF],
+      [old, AS_OF - 130 * DAY, AS_OF - 70 * DAY],
+    ] as const) {
+      const got: [string, number][] = [];
+      let cursor: string | undefined;
+      do {
+        const { status, body } = await get(`/v1/entities?${qs({ ...w, limit: 100, cursor })}`);
+        expect(status).toBe(200);
+        got.push(...body.data.map((e: { id: string; mention_count: number }) => [e.id, e.mention_count]));
+        cursor = body.cursor;
+      } while (cursor);
+      expect(got.length).toBeGreaterThan(0);
+      expect(got).toEqual(rank(start, end));
+    }
+    const entity = top[0]!;
+    const want = select(lines, { entity }, AS_OF - 130 * DAY, AS_OF);
+    const series = await get(
+      `/v1/podcasts/mentions/timeseries?${qs({ entity_id: entity, interval: 'week', ...archive })}`,
+    );
+    expect(series.status).toBe(200);
+    expect(series.body.totals).toEqual(summarize(want));
+    let count = 0;
+    let cursor: string | undefined;
+    do {
+      const { status, body } = await get(
+        `/v1/podcasts/mentions?${qs({ entity_id: entity, limit: 100, cursor, ...archive })}`,
+      );
+      expect(status).toBe(200);
+      count += body.data.length;
+      cursor = body.cursor;
+    } while (cursor);
+    expect(count).toBe(want.length);
+    // The podcasts read keeps its 90-day window; the timeseries its 1,000 buckets.
+    const capped = await get(`/v1/podcasts/mentions/by-podcast?${qs({ entity_id: entity, ...archive })}`);
+    expect(capped.status).toBe(422);
+    expect(capped.body.errors[0].location).toBe('query.since');
+    const hourly = await get(
+      `/v1/podcasts/mentions/timeseries?${qs({ entity_id: entity, interval: 'hour', ...archive })}`,
+    );
+    expect(hourly.status).toBe(422);
+    expect(hourly.body.errors[0].location).toBe('query.interval');
+  });
+
   it('refuses bad parameters with a 422 naming the parameter', async () => {
     const e = top[0]!;
     const cases: [string, string][] = [

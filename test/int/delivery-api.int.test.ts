@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operatorActions } from '../../infra/operator.ts';
 import { SmtpMailer } from '../../processors/alerts/delivery/channels/mailer.ts';
+import { verifyWebhook } from '../../processors/alerts/index.ts';
 import { seedCatalog } from '../support/alerts.ts';
 import { testApi } from '../support/api.ts';
 import { startChatPlatform } from '../support/chat-platform.ts';
@@ -608,8 +609,111 @@ describe('delivery API without an outbound allowlist', () => {
         });
         const body = problemOf(res, 422, 'validation_error');
         expect(body.errors[0]!.message, url).toMatch(why);
+        // A non-public address says how to reach one on purpose; a loopback one names the
+        // command that receives webhooks on this machine.
+        if (/https/.test(String(why))) expect(body.resolve).toBeUndefined();
+        else {
+          expect(body.resolve?.action).toBe('allow_outbound_destination');
+          expect(body.resolve?.message).toContain('EARSHOT_OUTBOUND_ALLOWLIST');
+          if (/loopback/.test(String(why)))
+            expect(body.resolve?.message).toContain('earshot webhooks listen');
+          else expect(body.resolve?.message).not.toContain('earshot webhooks listen');
+        }
       }
     } finally {
+      await api.close();
+    }
+  });
+
+  it('lets a listen session’s receiver through while it lasts: created once, then reused with its secret', async () => {
+    const api = await testApi({}, undefined, { delivery: { settings: { outboundAllowlist: '' } } });
+    const rx = await startReceiver();
+    const biz = api.projects.business!;
+    const service = {
+      host: '127.0.0.1',
+      roles: new Set(['api', 'senders']),
+      apiUrl: 'http://127.0.0.1:8080',
+    };
+    const ops = operatorActions(api.accounts, api.delivery, undefined, service);
+    const send = (id: string) =>
+      api.app.inject({
+        method: 'POST',
+        url: `/v1/alerts/${id}/test-webhook`,
+        headers: { 'x-api-key': api.keys.business! },
+      });
+    try {
+      await seedCatalog(api.state);
+      // Refused without a running service, on a public interface, and without the senders role.
+      const direct = operatorActions(api.accounts, api.delivery);
+      await expect(direct.listenWebhooks({ project: biz, url: `${rx.url}/` })).rejects.toThrow(
+        /running service/,
+      );
+      const exposed = operatorActions(api.accounts, api.delivery, undefined, { ...service, host: '0.0.0.0' });
+      await expect(exposed.listenWebhooks({ project: biz, url: `${rx.url}/` })).rejects.toThrow(
+        /binds 0\.0\.0\.0 .*loopback interface/,
+      );
+      const apiOnly = operatorActions(api.accounts, api.delivery, undefined, {
+        ...service,
+        roles: new Set(['api']),
+      });
+      await expect(apiOnly.listenWebhooks({ project: biz, url: `${rx.url}/` })).rejects.toThrow(
+        /senders role/,
+      );
+      await expect(ops.listenWebhooks({ project: biz, url: 'http://10.1.2.3:9000/' })).rejects.toThrow(
+        /loopback/,
+      );
+      expect(await api.state.query('SELECT id FROM webhook_connections')).toEqual([]);
+
+      const first = await ops.listenWebhooks({ project: biz, url: `${rx.url}/` });
+      expect(first).toMatchObject({ reused: false, project_id: biz, api_url: service.apiUrl });
+      expect(first.connection).toMatchObject({ name: 'earshot webhooks listen', url: `${rx.url}/` });
+      const alert = (
+        await api.app.inject({
+          method: 'POST',
+          url: `/v1/projects/${biz}/alerts`,
+          headers: { 'x-api-key': api.keys.business! },
+          payload: {
+            title: 'Apple on air',
+            entities: [{ entity_type: 'COMPANY', entity_id: 'apple.com' }],
+            notifications: [{ type: 'WEBHOOK', webhook_connection_id: first.connection.id }],
+          },
+        })
+      ).json() as { id: string };
+      const sent = (await send(alert.id)).json() as { deliveries: { delivered: boolean }[] };
+      expect(sent.deliveries).toMatchObject([{ delivered: true }]);
+      const got = rx.received[0]!;
+      expect(verifyWebhook(first.secret, got.headers, got.raw.toString('utf8'))).toMatchObject({
+        event_type: 'alert.match.created',
+        test: true,
+      });
+      // Renewed while it runs; ended, the receiver is refused again.
+      expect(await ops.renewWebhookListen({ leaseId: first.leaseId })).toEqual({ renewed: true });
+      expect(await ops.closeWebhookListen({ leaseId: first.leaseId })).toEqual({ closed: true });
+      expect(await ops.renewWebhookListen({ leaseId: first.leaseId })).toEqual({ renewed: false });
+      const refused = (await send(alert.id)).json() as {
+        deliveries: { delivered: boolean; error: string }[];
+      };
+      expect(refused.deliveries).toMatchObject([
+        { delivered: false, error: expect.stringMatching(/loopback/) },
+      ]);
+      expect(rx.received).toHaveLength(1);
+
+      // The next session reuses the connection and its secret, pointed at the new receiver.
+      const rx2 = await startReceiver();
+      try {
+        const second = await ops.listenWebhooks({ project: biz, url: `${rx2.url}/` });
+        expect(second).toMatchObject({ reused: true, secret: first.secret });
+        expect(second.connection).toMatchObject({ id: first.connection.id, url: `${rx2.url}/` });
+        expect(((await send(alert.id)).json() as { deliveries: unknown[] }).deliveries).toMatchObject([
+          { delivered: true },
+        ]);
+        expect(rx2.received).toHaveLength(1);
+        await ops.closeWebhookListen({ leaseId: second.leaseId });
+      } finally {
+        await rx2.close();
+      }
+    } finally {
+      await rx.close();
       await api.close();
     }
   });

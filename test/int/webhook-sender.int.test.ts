@@ -65,7 +65,7 @@ describe('webhook sender', () => {
       event_type: 'alert.match.created',
       delivery_id: r.headers['x-webhook-id'],
       timestamp: Math.floor(Date.parse(matches[0]!.detected_at) / 1000),
-      url: `http://127.0.0.1:8080/v1/alerts/deliveries/${req!.delivery_id}`,
+      url: `http://127.0.0.1:8080/dashboard/deliveries/${req!.delivery_id}`,
       alert: { id: alert.id, title: alert.title, kind: alert.kind },
       match: { id: 'match_1', windows: matches[0]!.windows },
     });

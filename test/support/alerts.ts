@@ -10,7 +10,7 @@ import type {
 
 /** A small catalog for alert tests: three entities, two podcasts (one top-charting), episodes. */
 export const CATALOG = {
-  apple: { id: 'ent_c_apple', slug: 'apple', kind: 'COMPANY', name: 'Apple Inc.' },
+  apple: { id: 'ent_c_apple', slug: 'apple', kind: 'COMPANY', name: 'Apple Inc.', domain: 'apple.com' },
   dana: { id: 'ent_p_dana', slug: 'dana-whitfield', kind: 'PERSON', name: 'Dana Whitfield' },
   marcus: { id: 'ent_p_marcus', slug: 'marcus-oyelaran', kind: 'PERSON', name: 'Marcus Oyelaran' },
   fed: { id: 'ent_k_fed', slug: 'federal-reserve', kind: 'KNOWLEDGE_GRAPH_ENTITY', name: 'Federal Reserve' },
@@ -27,9 +27,9 @@ export const CATALOG = {
 export async function seedCatalog(db: Queryable): Promise<void> {
   for (const e of [CATALOG.apple, CATALOG.dana, CATALOG.marcus, CATALOG.fed]) {
     await db.query(
-      `INSERT INTO catalog_entities (id, slug, kind, name, category_slug, category_name, updated_at)
-       VALUES ($1, $2, $3, $4, 'business', 'Business', now()) ON CONFLICT (id) DO NOTHING`,
-      [e.id, e.slug, e.kind, e.name],
+      `INSERT INTO catalog_entities (id, slug, kind, name, category_slug, category_name, company_domain, updated_at)
+       VALUES ($1, $2, $3, $4, 'business', 'Business', $5, now()) ON CONFLICT (id) DO NOTHING`,
+      [e.id, e.slug, e.kind, e.name, 'domain' in e ? e.domain : null],
     );
   }
   for (const p of [CATALOG.popular, CATALOG.small]) {
@@ -131,6 +131,8 @@ export function episodeEvents(input: {
         char_start: 0,
         char_end: 5,
         in_ad: false,
+        matched: null,
+        match: null,
       })),
     ),
     entities: (input.mentioned ?? []).map((m) => ({

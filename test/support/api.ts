@@ -4,17 +4,19 @@ import type { IngestServices } from '../../api/routes/ingest.ts';
 import { type Logger, silentLogger } from '../../infra/logger.ts';
 import { Readiness } from '../../infra/readiness.ts';
 import type { AnalyticsStore } from '../../projections/analytics/analytics-store.ts';
+import { ArchiveStore, LiveFeed } from '../../projections/archive/index.ts';
 import { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import type { SearchIndex } from '../../projections/search/search-index.ts';
 import { Accounts } from '../../projections/state/accounts.ts';
 import { migrate } from '../../projections/state/migrations.ts';
 import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
+import type { StateStore } from '../../projections/state/state-store.ts';
 import { type TestDeliveryOptions, testDeliveryKit } from './delivery.ts';
 
 export const TEST_SETTINGS: ApiSettings = {
   publicUrl: 'http://127.0.0.1:8080',
   docsUrl: 'https://docs.earshot.dev',
-  dashboardUrl: 'https://dashboard.earshot.dev',
+  dashboardUrl: 'http://127.0.0.1:8080/dashboard',
   bodyLimitBytes: 1_048_576,
 };
 
@@ -25,22 +27,27 @@ export async function testApi(
   options: {
     delivery?: TestDeliveryOptions;
     /** A state store to use (migrated, e.g. holding a projected catalog); closed by the caller. */
-    state?: PgliteStateStore;
+    state?: StateStore;
     /** Serves the analytics reads from this store. */
     analytics?: AnalyticsStore;
     /** Serves batch ingest with these (tokens are made on the test's state store). */
-    ingest?: (state: PgliteStateStore) => IngestServices;
+    ingest?: (state: StateStore) => IngestServices;
     /** Serves the search routes over this index (no embeddings: semantic search answers 503). */
     searchIndex?: SearchIndex;
     /** Logs here instead of nowhere (e.g. a logger writing to a captured stream). */
     logger?: Logger;
+    /** Serves the live stream, archive replay and bulk download from the test's state store. */
+    archive?: { pollMs?: number };
   } = {},
 ) {
-  const state = options.state ?? new PgliteStateStore();
+  const state: StateStore = options.state ?? new PgliteStateStore();
   if (!options.state) await migrate(state);
   const accounts = new Accounts(state);
-  const org = await accounts.createOrganization({ name: 'Acme Audio', slug: 'acme' });
-  const other = await accounts.createOrganization({ name: 'Other Org', slug: 'other' });
+  // A second API on a store that already holds the first one's organizations gets its own.
+  const taken = options.state ? await accounts.organization('acme') : undefined;
+  const suffix = taken ? `-${Math.random().toString(36).slice(2, 8)}` : '';
+  const org = await accounts.createOrganization({ name: 'Acme Audio', slug: `acme${suffix}` });
+  const other = await accounts.createOrganization({ name: 'Other Org', slug: `other${suffix}` });
   const keys: Record<string, string> = {};
   const projects: Record<string, string> = {};
   for (const plan of ['starter', 'growth', 'team', 'business', 'enterprise']) {
@@ -56,6 +63,8 @@ export async function testApi(
   keys.other = (await accounts.createApiKey({ projectId: otherProject.id })).key;
   const catalog = new CatalogReader(state);
   const delivery = testDeliveryKit(state, catalog, options.delivery);
+  const archive = options.archive ? new ArchiveStore(state) : undefined;
+  const feed = archive ? new LiveFeed(archive, { pollMs: options.archive?.pollMs ?? 50 }) : undefined;
   const app = await buildApp({
     logger: options.logger ?? silentLogger(),
     readiness: new Readiness(),
@@ -66,6 +75,7 @@ export async function testApi(
       delivery,
       analytics: options.analytics,
       ingest: options.ingest?.(state),
+      ...(archive && feed ? { archive: { store: archive, feed } } : {}),
       ...(options.searchIndex
         ? {
             search: {
@@ -91,8 +101,11 @@ export async function testApi(
     keys,
     projects,
     delivery,
+    archive,
+    feed,
     async close() {
       await app.close();
+      feed?.stop();
       await delivery.close();
       if (!options.state) await state.close();
     },

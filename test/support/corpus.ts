@@ -156,6 +156,8 @@ export function derivedEvents(c: Corpus): { mentions: MentionsDetected[]; speake
           char_start: m.char_start,
           char_end: m.char_end,
           in_ad: m.in_ad,
+          matched: null,
+          match: null,
         };
       }),
       entities: (relevance.get(episode.id) ?? [])

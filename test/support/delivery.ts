@@ -30,6 +30,7 @@ export function testDeliveryKit(
     mailer: options.mailer,
     settings: {
       publicUrl: 'http://127.0.0.1:8080',
+      dashboardUrl: 'http://127.0.0.1:8080/dashboard',
       outboundAllowlist: '127.0.0.1/32,::1/128',
       secretsKey: randomBytes(32),
       chatApiUrl: 'http://127.0.0.1:9/api',

@@ -88,11 +88,22 @@ export function refusedOrUnrouted(answer: Answer): boolean {
   return answer.status === 405 && doc.error_code === 'method_not_allowed';
 }
 
-/** A GET over real HTTP with the path sent byte for byte (no client-side normalisation). */
+/**
+ * A GET over real HTTP with the path sent byte for byte (no client-side normalisation). An event
+ * stream (the live episode stream never ends by itself) answers with its status and first bytes,
+ * and the connection is closed.
+ */
 export function rawGet(baseUrl: string, path: string, headers: Record<string, string> = {}): Promise<Answer> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const req = http.request({ host: hostname, port, method: 'GET', path, headers }, (res) => {
+      if ((res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+        res.once('data', (c: Buffer) => {
+          resolve({ status: res.statusCode ?? 0, body: c.toString() });
+          req.destroy();
+        });
+        return;
+      }
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));

@@ -101,6 +101,8 @@ describe('analytics rows', () => {
       char_start: 0,
       char_end: 1,
       in_ad,
+      matched: variant,
+      match: 'alias',
     });
     const set = mentionsSet({
       episode_id: 'ep',

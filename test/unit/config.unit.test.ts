@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../infra/config.ts';
+import { ConfigError, dashboardUrlOf, loadConfig } from '../../infra/config.ts';
 
 describe('configuration', () => {
   it('uses embedded engines under ./data when nothing is set', () => {
@@ -42,5 +42,22 @@ describe('configuration', () => {
       );
     }
     expect(() => loadConfig({ EARSHOT_ROLES: 'api,cooking' })).toThrow(/EARSHOT_ROLES/);
+  });
+
+  it('puts the dashboard under the public URL unless its own address is set', () => {
+    expect(dashboardUrlOf(loadConfig({ PORT: '9000' }))).toBe('http://127.0.0.1:9000/dashboard');
+    expect(dashboardUrlOf(loadConfig({ EARSHOT_PUBLIC_URL: 'https://api.example.com/' }))).toBe(
+      'https://api.example.com/dashboard',
+    );
+    expect(dashboardUrlOf(loadConfig({ EARSHOT_DASHBOARD_URL: 'https://app.example.com/' }))).toBe(
+      'https://app.example.com',
+    );
+  });
+
+  it('needs both the client id and the secret of the team-chat app, or neither', () => {
+    expect(() => loadConfig({ EARSHOT_CHAT_CLIENT_ID: '1.2' })).toThrow(/EARSHOT_CHAT_CLIENT_SECRET/);
+    expect(() => loadConfig({ EARSHOT_CHAT_CLIENT_SECRET: 's' })).toThrow(/EARSHOT_CHAT_CLIENT_ID/);
+    const cfg = loadConfig({ EARSHOT_CHAT_CLIENT_ID: '1.2', EARSHOT_CHAT_CLIENT_SECRET: 's' });
+    expect(cfg.env.EARSHOT_CHAT_AUTHORIZE_URL).toBe('https://slack.com/oauth/v2/authorize');
   });
 });

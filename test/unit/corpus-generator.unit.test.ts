@@ -282,4 +282,27 @@ describe('corpus generator with realistic turn lengths', () => {
       expect(line.text.slice(0, -tail.text.length)).not.toContain(tail.text);
     }
   });
+
+  it('keeps the planted tails true under speech noise: merged turns renumber them, lower case rewrites them', async () => {
+    const out = path.join(tmp.dir, 'realistic-noise');
+    await generateCorpus({
+      ...SIZES,
+      seed: 7,
+      out,
+      asOf: AS_OF,
+      chartDays: 1,
+      turns: 'realistic',
+      speechNoise: true,
+    });
+    const transcripts = await readAll<Transcript>(path.join(out, RECORD_FILES.transcript));
+    const tails = await readAll<TailTruth>(path.join(out, GROUND_TRUTH_FILES.tails));
+    expect(tails.length).toBeGreaterThan(5);
+    for (const tail of tails) {
+      const line = transcripts
+        .find((t) => t.episode_id === tail.episode_id)!
+        .lines.find((l) => l.number === tail.line_number)!;
+      expect(tail.tokens).toBeGreaterThanOrEqual(1000);
+      expect(line.text.endsWith(tail.text)).toBe(true);
+    }
+  });
 });

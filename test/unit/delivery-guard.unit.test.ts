@@ -7,6 +7,7 @@ import {
   parseAllowlist,
 } from '../../processors/alerts/delivery/outbound/outbound-guard.ts';
 import { OutboundHttp } from '../../processors/alerts/delivery/outbound/outbound-http.ts';
+import { startReceiver } from '../support/receiver.ts';
 
 /** A guard whose DNS answers come from a table (no network). */
 function guardWith(table: Record<string, string[]>, allowlist = '') {
@@ -204,6 +205,50 @@ describe('outbound guard', () => {
       expect(res.error).toMatch(/^refused: .*loopback/);
     } finally {
       await http.close();
+    }
+  });
+  it('lets a leased loopback address and port through while the lease lasts, and nothing else', async () => {
+    let now = 1_000_000;
+    const guard = new OutboundGuard({
+      now: () => now,
+      resolver: async () => [{ address: '127.0.0.1', family: 4 }],
+    });
+    const rx = await startReceiver();
+    const http = new OutboundHttp(guard);
+    const post = (url: string) =>
+      http.post({ url, body: '{}', headers: { 'content-type': 'application/json' }, timeoutMs: 5000 });
+    try {
+      await expect(guard.check(`${rx.url}/hook`)).rejects.toThrow(/loopback/);
+      const lease = guard.lease('127.0.0.1', rx.port, 30_000);
+      // The leased address and port, over plain http, checked and connected to.
+      await expect(guard.check(`${rx.url}/hook`)).resolves.toMatchObject({ addresses: ['127.0.0.1'] });
+      expect((await post(`${rx.url}/hook`)).status).toBe(200);
+      expect(rx.received).toHaveLength(1);
+      // Not another port, not another loopback address, not a name that resolves to it.
+      await expect(guard.check(`http://127.0.0.1:${rx.port + 1}/`)).rejects.toThrow(/loopback/);
+      await expect(guard.check(`http://127.0.0.2:${rx.port}/`)).rejects.toThrow(/loopback/);
+      await expect(guard.check(`http://localhost:${rx.port}/`)).rejects.toThrow(/loopback/);
+      // Renewed, it lasts; not renewed, it lapses; released, it ends at once.
+      now += 20_000;
+      expect(guard.renew(lease.id, 30_000)?.until).toBe(now + 30_000);
+      now += 29_000;
+      await expect(guard.check(`${rx.url}/hook`)).resolves.toBeTruthy();
+      now += 2_000;
+      await expect(guard.check(`${rx.url}/hook`)).rejects.toThrow(/loopback/);
+      expect(guard.renew(lease.id, 30_000)).toBeUndefined();
+      const again = guard.lease('127.0.0.1', rx.port, 30_000);
+      expect((await post(`${rx.url}/hook`)).status).toBe(200);
+      expect(guard.release(again.id)).toBe(true);
+      const refused = await post(`${rx.url}/hook`);
+      expect(refused.refused).toBe(true);
+      expect(rx.received).toHaveLength(2);
+      // Only loopback addresses can be leased.
+      expect(() => guard.lease('10.1.2.3', 80, 1000)).toThrow(/loopback/);
+      expect(() => guard.lease('93.184.216.34', 80, 1000)).toThrow(/loopback/);
+      expect(() => guard.lease('localhost', 80, 1000)).toThrow(/loopback/);
+    } finally {
+      await http.close();
+      await rx.close();
     }
   });
 });

@@ -153,16 +153,18 @@ describe('mention detection', () => {
     ]);
   });
 
-  it('applies word boundaries and case rules: tickers exact, ambiguous words capitalised only', () => {
+  it('applies word boundaries and case rules: tickers exact, an ambiguous word by how it is used', () => {
     const harbor = company('ent_c_harbor', 'Harbor Ridge Capital', {
       company: { domain: null, ticker: 'HRCP' },
     });
     const t = transcriptOf(
       'hrcp is not a ticker when lowercase, and Harbor Ridges is another word.',
-      'We baked an apple crumble, and Applebee is not Apple either.',
+      'We baked an apple crumble, and Applebee is no fruit either.',
+      'Applebee is not the company, but Apple is.',
     );
     const r = detectMentions(t, facts(), gazetteer(harbor, apple), 0);
-    expect(r.mentions).toEqual([]);
+    // "Apple" written as a name inside a sentence is the company; "an apple crumble" is not.
+    expect(r.mentions.map((m) => [m.line_number, m.variant])).toEqual([[3, 'Apple']]);
   });
 
   it('tells Apple the company from apple the fruit by context, nearby lines and the rest of the episode', () => {

@@ -20,8 +20,10 @@ import { deliveryScheduler } from './scheduler-step.ts';
 import { SecretBox, TokenSigner } from './secrets.ts';
 
 export interface DeliverySettings {
-  /** Public base URL of the API (links in mails, webhook `url`). */
+  /** Public base URL of the API (alert-disable and verification links in mails). */
   publicUrl: string;
+  /** Public address of the dashboard: the delivery page notifications link to (webhook `url`). */
+  dashboardUrl: string;
   /** `EARSHOT_OUTBOUND_ALLOWLIST`. */
   outboundAllowlist: string;
   secretsKey: Buffer;
@@ -124,7 +126,12 @@ export function createDispatcher(input: {
   const { kit, state } = input;
   const clock = input.clock ?? systemClock;
   const jobs = new DeliveryJobs(state);
-  const common = { content: kit.content, publicUrl: kit.settings.publicUrl, now: () => clock.now() };
+  const common = {
+    content: kit.content,
+    publicUrl: kit.settings.publicUrl,
+    dashboardUrl: kit.settings.dashboardUrl,
+    now: () => clock.now(),
+  };
   const entityNames = entityNamesFrom(input.catalog);
   const dispatcher = new DeliveryDispatcher({
     jobs,

@@ -1,6 +1,9 @@
+import type { MatchDocument } from '../presentation/match-document.ts';
 import { newAttemptId } from './channels/attempt.ts';
 import { matchEnvelope } from './channels/envelope.ts';
 import { sendWebhook } from './channels/webhook-sender.ts';
+import type { DeliverableWebhook } from './connections/webhook-connections.ts';
+import type { AlertInfo } from './content.ts';
 import type { DeliveryKit } from './kit.ts';
 
 /**
@@ -38,33 +41,61 @@ export async function sendTestWebhooks(
   );
   if (connections.length === 0) return { status: 'no_connection', alertId: alert.id };
   const match = await kit.content.sampleMatch(alert);
-  const deliveries = await Promise.all(
-    connections.map(async (c) => {
-      const attemptId = newAttemptId();
-      const envelope = matchEnvelope({
-        attemptId,
-        // A test send has no delivery record: the link points at the alert.
-        url: `${kit.settings.publicUrl}/v1/alerts/${encodeURIComponent(alert.id)}`,
-        alert,
-        match,
-        test: true,
-      });
-      const res = await sendWebhook(kit.http, {
-        url: c.url,
-        secret: c.secret,
-        attemptId,
-        body: JSON.stringify(envelope),
-        timeoutMs: kit.settings.requestTimeoutMs,
-      });
-      return {
-        webhook_connection_id: c.id,
-        url: c.url,
-        delivered: res.outcome === 'delivered',
-        status_code: res.statusCode,
-        duration_ms: res.durationMs,
-        error: res.error,
-      };
-    }),
-  );
+  // A test send has no delivery record: the link points at the alert.
+  const link = `${kit.settings.publicUrl}/v1/alerts/${encodeURIComponent(alert.id)}`;
+  const deliveries = await Promise.all(connections.map((c) => sendTest(kit, c, alert, match, link)));
   return { status: 'sent', deliveries };
+}
+
+/**
+ * A test send to one webhook connection of a project, before any alert uses it: the same
+ * real-shaped, signed `alert.match.created` with `test: true`, on a sample match of a sample
+ * alert. `link` is the envelope's `url`. Undefined when the project has no such live connection.
+ */
+export async function sendTestToConnection(
+  kit: DeliveryKit,
+  projectId: string,
+  connectionId: string,
+  link: string,
+): Promise<TestDelivery | undefined> {
+  const connection = (await kit.webhooks.forDelivery([connectionId])).get(connectionId);
+  if (!connection || connection.deleted_at || connection.project_id !== projectId) return undefined;
+  const alert: AlertInfo = {
+    id: 'alrt_test',
+    project_id: projectId,
+    organization_id: '',
+    title: 'Test alert',
+    kind: 'ENTITY_MENTION',
+    is_active: true,
+    deleted: false,
+    webhook_connection_ids: [connection.id],
+    entities: [{ entity_type: 'COMPANY', entity_id: 'ent_test' }],
+  };
+  return sendTest(kit, connection, alert, await kit.content.sampleMatch(alert), link);
+}
+
+async function sendTest(
+  kit: DeliveryKit,
+  connection: DeliverableWebhook,
+  alert: AlertInfo,
+  match: MatchDocument,
+  link: string,
+): Promise<TestDelivery> {
+  const attemptId = newAttemptId();
+  const envelope = matchEnvelope({ attemptId, url: link, alert, match, test: true });
+  const res = await sendWebhook(kit.http, {
+    url: connection.url,
+    secret: connection.secret,
+    attemptId,
+    body: JSON.stringify(envelope),
+    timeoutMs: kit.settings.requestTimeoutMs,
+  });
+  return {
+    webhook_connection_id: connection.id,
+    url: connection.url,
+    delivered: res.outcome === 'delivered',
+    status_code: res.statusCode,
+    duration_ms: res.durationMs,
+    error: res.error,
+  };
 }

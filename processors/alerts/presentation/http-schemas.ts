@@ -22,7 +22,7 @@ const NullableInput = <T extends TSchema>(t: T) => Type.Union([Type.Null(), t]);
 export const AlertEntityInput = Type.Object(
   {
     entity_type: StringEnum(ALERT_ENTITY_TYPES),
-    entity_id: Id('entity slug or ID'),
+    entity_id: Id('entity slug or ID; a company also by domain (`apple.com`)'),
   },
   { additionalProperties: false },
 );

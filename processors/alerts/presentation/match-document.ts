@@ -164,9 +164,13 @@ export function digestSummary(doc: MatchDocument): DigestMatch {
   return { ...rest, clip_url: windows.find((w) => w.clip_url)?.clip_url ?? null };
 }
 
-/** The delivery page a notification links to: the delivery landing of the API. */
-export function deliveryPageUrl(publicUrl: string, deliveryId: string): string {
-  return `${publicUrl.replace(/\/$/, '')}/v1/alerts/deliveries/${encodeURIComponent(deliveryId)}`;
+/**
+ * The delivery page a notification links to (webhook envelope `url`, mail and chat "details",
+ * the REST delivery reads' `url`): the dashboard's page of the delivery, whose data the REST
+ * read `GET /v1/alerts/deliveries/{id}` also serves.
+ */
+export function deliveryPageUrl(dashboardUrl: string, deliveryId: string): string {
+  return `${dashboardUrl.replace(/\/$/, '')}/deliveries/${encodeURIComponent(deliveryId)}`;
 }
 
 /**

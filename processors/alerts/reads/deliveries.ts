@@ -88,7 +88,11 @@ function pairOutcomes(
   return paired;
 }
 
-async function deliveryDocs(db: Queryable, rows: DeliveryRow[], publicUrl: string): Promise<DeliveryDoc[]> {
+async function deliveryDocs(
+  db: Queryable,
+  rows: DeliveryRow[],
+  dashboardUrl: string,
+): Promise<DeliveryDoc[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
   const [channels, outcomes] = await Promise.all([
@@ -135,7 +139,7 @@ async function deliveryDocs(db: Queryable, rows: DeliveryRow[], publicUrl: strin
       match_count: r.match_ids.length,
       channels: docs,
       created_at: new Date(r.requested_at).toISOString(),
-      url: deliveryPageUrl(publicUrl, r.id),
+      url: deliveryPageUrl(dashboardUrl, r.id),
     };
   });
 }
@@ -146,7 +150,7 @@ export async function deliveriesPage(
   alertId: string,
   after: ListPosition | undefined,
   limit: number,
-  publicUrl: string,
+  dashboardUrl: string,
 ): Promise<{ data: DeliveryDoc[]; next?: ListPosition }> {
   const rows = await db.query<DeliveryRow>(
     `SELECT * FROM deliveries WHERE alert_id = $1
@@ -155,7 +159,7 @@ export async function deliveriesPage(
     [alertId, after?.d ?? null, after?.i ?? '', limit + 1],
   );
   const page = rows.slice(0, limit);
-  const data = await deliveryDocs(db, page, publicUrl);
+  const data = await deliveryDocs(db, page, dashboardUrl);
   const last = page.at(-1);
   return {
     data,
@@ -168,10 +172,10 @@ export async function deliveriesPage(
 export async function deliveryDocument(
   db: Queryable,
   id: string,
-  publicUrl: string,
+  dashboardUrl: string,
 ): Promise<{ delivery: DeliveryDoc; projectId: string; matchIds: string[] } | undefined> {
   const [row] = await db.query<DeliveryRow>('SELECT * FROM deliveries WHERE id = $1', [id]);
   if (!row) return undefined;
-  const [delivery] = await deliveryDocs(db, [row], publicUrl);
+  const [delivery] = await deliveryDocs(db, [row], dashboardUrl);
   return { delivery: delivery!, projectId: row.project_id, matchIds: row.match_ids };
 }

@@ -1,7 +1,7 @@
 import type { CatalogReader } from '../../../projections/catalog/catalog-reader.ts';
 import type { Queryable, StateStore } from '../../../projections/state/state-store.ts';
 import type { AlertMatched } from '../../../schemas/generated/index.ts';
-import { type AlertFilters, needsPopularity, passesFilters } from '../model.ts';
+import { type AlertFilters, filtersCanDrop, needsPopularity, passesFilters } from '../model.ts';
 import {
   type Audience,
   episodeBlock,
@@ -175,7 +175,8 @@ export async function matchesPage(
   after: ListPosition | undefined,
   limit: number,
 ): Promise<{ data: MatchDocument[]; next?: ListPosition }> {
-  const chunk = Math.max(limit + 1, 100);
+  // Without a read-time filter every row is kept: one page is read. With one, larger chunks.
+  const chunk = filtersCanDrop(alert.filters) ? Math.max(limit + 1, 100) : limit + 1;
   const kept: MatchRow[] = [];
   let cursor = after;
   for (;;) {

@@ -58,12 +58,13 @@ export class AlertManagement {
     this.requireAlertsPlan(principal);
     const kind: AlertKind = body.kind ?? 'ENTITY_MENTION';
     if (body.filters?.speaker_roles !== undefined && kind !== 'PODCAST_SPEAKER') speakerRolesRefusal();
-    const violations: RuleViolation[] = [];
+    const entityViolations: RuleViolation[] = [];
+    const channelViolations: RuleViolation[] = [];
     const [entities, notifications] = await Promise.all([
-      resolveEntities(this.catalog, body.entities, violations),
-      resolveChannels(this.state, principal, 'PLATFORM', body.notifications, violations),
+      resolveEntities(this.catalog, body.entities, entityViolations),
+      resolveChannels(this.state, principal, 'PLATFORM', body.notifications, channelViolations),
     ]);
-    if (violations.length > 0) validationFailed(violations);
+    refuseViolations(entityViolations, channelViolations);
     return allowanceChecked(principal, () =>
       this.store.create(principal.project, principal.plan, {
         title: body.title,
@@ -89,14 +90,15 @@ export class AlertManagement {
     }
     if (body.filters?.speaker_roles !== undefined && alert.kind !== 'PODCAST_SPEAKER') speakerRolesRefusal();
     if (body.is_active === true && !alert.is_active) this.requireAlertsPlan(principal);
-    const violations: RuleViolation[] = [];
+    const entityViolations: RuleViolation[] = [];
+    const channelViolations: RuleViolation[] = [];
     const [entities, notifications] = await Promise.all([
-      body.entities ? resolveEntities(this.catalog, body.entities, violations) : undefined,
+      body.entities ? resolveEntities(this.catalog, body.entities, entityViolations) : undefined,
       body.notifications
-        ? resolveChannels(this.state, principal, alert.surface, body.notifications, violations)
+        ? resolveChannels(this.state, principal, alert.surface, body.notifications, channelViolations)
         : undefined,
     ]);
-    if (violations.length > 0) validationFailed(violations);
+    refuseViolations(entityViolations, channelViolations);
     return allowanceChecked(principal, () =>
       this.store.update(
         alert.id,
@@ -171,6 +173,12 @@ export class AlertManagement {
   usingNotificationEmail(organizationId: string, email: string) {
     return alertsUsingNotificationEmail(this.state, organizationId, email);
   }
+}
+
+/** Refuses with every violation, entities first then channels (the fields' order in the body). */
+function refuseViolations(entities: RuleViolation[], channels: RuleViolation[]): void {
+  const all = [...entities, ...channels];
+  if (all.length > 0) validationFailed(all);
 }
 
 function speakerRolesRefusal(): never {

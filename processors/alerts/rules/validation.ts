@@ -10,7 +10,7 @@ import type { RuleViolation } from './refusal.ts';
 
 /**
  * What an alert may hold, beyond the shape its request schema checks: 1-100 entities (slug or
- * id, resolved to ids; the declared type must be the entity's), 1-20 channels, no duplicates;
+ * id, a company also by domain, resolved to ids; the declared type must be the entity's), 1-20 channels, no duplicates;
  * an EMAIL channel names a verified notification email of the organization, a WEBHOOK channel
  * a live webhook connection of the project with the alert's surface, a CHAT channel a live
  * chat connection of the project. Each check collects every violation rather than stopping at
@@ -32,7 +32,11 @@ export function normalizeFilters(filters: NonNullable<AlertInput['filters']>): A
   return out;
 }
 
-/** Resolves entity references (slug or id) to ids, checking existence, type and duplicates. */
+/**
+ * Resolves entity references to ids as every read does — any entity by slug or id, a company
+ * also by domain (`apple.com`, `www.apple.com`, `https://apple.com/`) — checking existence,
+ * type and duplicates (two references to one entity are a duplicate).
+ */
 export async function resolveEntities(
   catalog: CatalogReader,
   input: { entity_type: AlertEntityRef['entity_type']; entity_id: string }[],
@@ -44,6 +48,13 @@ export async function resolveEntities(
     byRef.set(r.id, r);
     byRef.set(r.slug, r);
   }
+  // What is neither a slug nor an id may be a company's domain (a company by any reference).
+  const rest = [...new Set(input.map((e) => e.entity_id).filter((ref) => !byRef.has(ref)))];
+  const companies = await Promise.all(rest.map((ref) => catalog.company(ref)));
+  rest.forEach((ref, i) => {
+    const row = companies[i];
+    if (row) byRef.set(ref, row);
+  });
   const seen = new Set<string>();
   const out: AlertEntityRef[] = [];
   input.forEach((e, i) => {
@@ -52,7 +63,10 @@ export async function resolveEntities(
     if (!row) {
       violations.push({
         field: `${where}.entity_id`,
-        message: 'is not a known entity (slug or ID)',
+        message:
+          e.entity_type === 'COMPANY'
+            ? 'is not a known company (slug, domain or ID)'
+            : 'is not a known entity (slug or ID)',
         value: e.entity_id,
       });
       return;

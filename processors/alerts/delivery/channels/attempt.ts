@@ -46,7 +46,10 @@ export function unique(values: (string | null | undefined)[]): string[] {
 /** What every sender needs. */
 export interface CommonDeps {
   content: DeliveryContent;
+  /** The API's public URL (alert-disable links). */
   publicUrl: string;
+  /** The dashboard's public address (delivery pages). */
+  dashboardUrl: string;
   now: () => number;
 }
 

@@ -31,6 +31,14 @@ export interface ChatIdentity {
   bot_id: string | null;
 }
 
+/** What an OAuth v2 install gives: the bot token and the workspace it was installed in. */
+export interface ChatInstall {
+  token: string;
+  team_id: string | null;
+  team: string | null;
+  bot_user_id: string | null;
+}
+
 /** Errors meaning the platform no longer accepts the token: the workspace must be reconnected. */
 export const TOKEN_REJECTED_ERRORS = new Set([
   'invalid_auth',
@@ -62,11 +70,20 @@ export class ChatApi {
     private readonly timeoutMs = 30_000,
   ) {}
 
-  async call<T>(
+  call<T>(
     method: string,
     token: string,
     params: Record<string, unknown>,
     encoding: 'json' | 'form' = 'json',
+  ): Promise<ChatCallResult<T>> {
+    return this.request<T>(method, `Bearer ${token}`, params, encoding);
+  }
+
+  private async request<T>(
+    method: string,
+    authorization: string,
+    params: Record<string, unknown>,
+    encoding: 'json' | 'form',
   ): Promise<ChatCallResult<T>> {
     const body =
       encoding === 'json'
@@ -80,7 +97,7 @@ export class ChatApi {
       url: `${this.baseUrl.replace(/\/$/, '')}/${method}`,
       body,
       headers: {
-        authorization: `Bearer ${token}`,
+        authorization,
         'content-type':
           encoding === 'json' ? 'application/json; charset=utf-8' : 'application/x-www-form-urlencoded',
         'user-agent': 'Earshot-Chat/1.0',
@@ -100,6 +117,38 @@ export class ChatApi {
     }
     if (parsed.ok === true) return { ...base, ok: true, data: parsed as T };
     return { ...base, ok: false, error: parsed.error ?? `HTTP ${res.status}`, retryAfterMs };
+  }
+
+  /**
+   * The OAuth v2 install's last step: exchanges the code the platform sent back to the redirect
+   * URI for a bot token (`oauth.v2.access`, the app's client id and secret as HTTP Basic).
+   */
+  async oauthAccess(input: {
+    clientId: string;
+    clientSecret: string;
+    code: string;
+    redirectUri: string;
+  }): Promise<ChatCallResult<ChatInstall>> {
+    const basic = Buffer.from(`${input.clientId}:${input.clientSecret}`).toString('base64');
+    const res = await this.request<{
+      access_token?: string;
+      token_type?: string;
+      bot_user_id?: string;
+      team?: { id?: string; name?: string } | null;
+    }>('oauth.v2.access', `Basic ${basic}`, { code: input.code, redirect_uri: input.redirectUri }, 'form');
+    if (!res.ok || !res.data) return res as ChatCallResult<ChatInstall>;
+    const d = res.data;
+    if (!d.access_token || (d.token_type && d.token_type !== 'bot'))
+      return { ...res, ok: false, data: undefined, error: 'no bot token in the answer' };
+    return {
+      ...res,
+      data: {
+        token: d.access_token,
+        team_id: d.team?.id ?? null,
+        team: d.team?.name ?? null,
+        bot_user_id: d.bot_user_id ?? null,
+      },
+    };
   }
 
   /** Who a token belongs to: workspace and bot user. */

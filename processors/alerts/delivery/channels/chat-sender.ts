@@ -45,7 +45,7 @@ export class ChatSender implements ChannelSender {
         cadence: job.cadence,
         matches: resolved.docs,
         entityNames: names,
-        deliveryUrl: deliveryPageUrl(this.deps.publicUrl, job.delivery_id),
+        deliveryUrl: deliveryPageUrl(this.deps.dashboardUrl, job.delivery_id),
       });
       const res = await this.deps.api.postMessage(connection.token, {
         channel: job.channel.chat_channel_id ?? '',

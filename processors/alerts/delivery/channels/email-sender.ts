@@ -77,7 +77,7 @@ export class EmailSender implements ChannelSender {
         cadence: job.cadence,
         matches: docs,
         entityNames: names,
-        deliveryUrl: deliveryPageUrl(this.deps.publicUrl, job.delivery_id),
+        deliveryUrl: deliveryPageUrl(this.deps.dashboardUrl, job.delivery_id),
         windowStart: job.window_start,
         windowEnd: job.window_end,
         recipient: to,

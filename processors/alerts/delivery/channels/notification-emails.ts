@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { sha256 } from '../../../../projections/state/accounts.ts';
+import { newId, sha256 } from '../../../../projections/state/accounts.ts';
 import type { Queryable } from '../../../../projections/state/state-store.ts';
 import type { Mailer } from './mailer.ts';
 import { escapeHtml } from './render.ts';
@@ -91,8 +91,8 @@ export async function verifyToken(db: Queryable, token: string): Promise<Notific
 }
 
 /**
- * The notification emails of organizations for the API: reading and deleting an address,
- * verification by token, and the verification mail (sent again on request, or in the
+ * The notification emails of organizations, for the API and the dashboard alike: adding,
+ * listing, reading and deleting an address, verification by token, and the verification mail (sent again on request, or in the
  * background when an address is added).
  */
 export class NotificationEmails {
@@ -104,6 +104,29 @@ export class NotificationEmails {
   /** Whether mail can be sent here (`SMTP_URL` is set). */
   get canMail(): boolean {
     return this.mail.mailer !== undefined;
+  }
+
+  /** Adds an address (unverified); throws the store's unique violation when it exists. */
+  async add(organizationId: string, email: string): Promise<NotificationEmailRow> {
+    const [row] = await this.db.query<NotificationEmailRow>(
+      `INSERT INTO notification_emails (id, organization_id, email) VALUES ($1, $2, $3)
+       RETURNING id, organization_id, email, verified_at, created_at`,
+      [newId('ne'), organizationId, email],
+    );
+    return row!;
+  }
+
+  /** Live addresses of an organization in id order, after `after`. */
+  async list(
+    organizationId: string,
+    after: string | undefined,
+    limit: number,
+  ): Promise<NotificationEmailRow[]> {
+    return this.db.query<NotificationEmailRow>(
+      `SELECT id, organization_id, email, verified_at, created_at FROM notification_emails
+       WHERE organization_id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR id > $2) ORDER BY id LIMIT $3`,
+      [organizationId, after ?? null, limit],
+    );
   }
 
   /** A live address of the organization. */

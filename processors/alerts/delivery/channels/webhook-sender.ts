@@ -81,7 +81,7 @@ export class WebhookSender implements ChannelSender {
       await this.acquire(connection.id);
       try {
         const attemptId = newAttemptId();
-        const url = deliveryPageUrl(this.deps.publicUrl, job.delivery_id);
+        const url = deliveryPageUrl(this.deps.dashboardUrl, job.delivery_id);
         const envelope =
           job.cadence === 'REALTIME'
             ? matchEnvelope({ attemptId, url, alert: resolved.alert, match: resolved.docs[0]! })

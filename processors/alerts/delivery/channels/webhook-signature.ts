@@ -40,6 +40,27 @@ function signer(secret: string): Webhook {
   return w;
 }
 
+/**
+ * Checks a received delivery as a receiver would: the signature over id, timestamp and the raw
+ * body with `secret`, and a timestamp within 5 minutes of now. Returns the parsed body; throws
+ * (`WebhookVerificationError` of the library) when the delivery is not genuine.
+ */
+export function verifyWebhook(
+  secret: string,
+  headers: Record<string, string | string[] | undefined>,
+  rawBody: string,
+): unknown {
+  const one = (name: string) => {
+    const v = headers[name];
+    return Array.isArray(v) ? (v[0] ?? '') : (v ?? '');
+  };
+  return signer(secret).verify(rawBody, {
+    'webhook-id': one('x-webhook-id'),
+    'webhook-timestamp': one('x-webhook-timestamp'),
+    'webhook-signature': one('x-webhook-signature'),
+  });
+}
+
 /** Headers for one attempt: `id` is the attempt's delivery id, `timestampSec` the send time. */
 export function signWebhook(secret: string, id: string, timestampSec: number, body: string): SignedHeaders {
   return {

@@ -9,7 +9,14 @@ import {
  * The URL of a webhook connection as the outbound guard reads it: its canonical form, the one
  * to store and connect to, or why it is refused (webhook-url rules in docs/alerts.md).
  */
-export type Destination = { ok: true; url: string } | { ok: false; reason: string };
+export type Destination =
+  | { ok: true; url: string }
+  | {
+      ok: false;
+      reason: string;
+      /** The address range refused (`loopback`, `private`, …) when the host is not public. */
+      range?: string;
+    };
 
 /** A new destination: canonical, resolving only to permitted addresses. */
 export async function checkDestination(guard: OutboundGuard, url: string): Promise<Destination> {
@@ -17,7 +24,11 @@ export async function checkDestination(guard: OutboundGuard, url: string): Promi
     return { ok: true, url: (await guard.check(url)).url.href };
   } catch (err) {
     if (err instanceof OutboundResolveError) return { ok: false, reason: 'does not resolve to an address' };
-    if (err instanceof OutboundRefusedError) return { ok: false, reason: err.message };
+    if (err instanceof OutboundRefusedError) {
+      return err.range
+        ? { ok: false, reason: err.message, range: err.range }
+        : { ok: false, reason: err.message };
+    }
     throw err;
   }
 }

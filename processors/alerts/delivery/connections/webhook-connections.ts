@@ -95,6 +95,31 @@ export class WebhookConnections {
     return connection ? { connection, secret } : undefined;
   }
 
+  /** The newest live connection of a project with this name and surface. */
+  async findByName(
+    projectId: string,
+    name: string,
+    surface = 'PLATFORM',
+  ): Promise<WebhookConnection | undefined> {
+    const [row] = await this.db.query<WebhookConnection>(
+      `SELECT ${COLUMNS} FROM webhook_connections
+       WHERE project_id = $1 AND name = $2 AND surface = $3 AND deleted_at IS NULL
+       ORDER BY created_at DESC, id DESC LIMIT 1`,
+      [projectId, name, surface],
+    );
+    return row;
+  }
+
+  /** Points a live connection at another URL (its canonical form), keeping its secret. */
+  async setUrl(projectId: string, id: string, url: string): Promise<WebhookConnection | undefined> {
+    const [row] = await this.db.query<WebhookConnection>(
+      `UPDATE webhook_connections SET url = $3 WHERE id = $1 AND project_id = $2 AND deleted_at IS NULL
+       RETURNING ${COLUMNS}`,
+      [id, projectId, url],
+    );
+    return row;
+  }
+
   /** Soft delete; false when there was no live connection. */
   async delete(projectId: string, id: string): Promise<boolean> {
     const rows = await this.db.query(

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import dns, { type LookupAddress } from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
@@ -8,8 +9,9 @@ import { Agent, buildConnector } from 'undici';
  * a destination must be `https` and resolve only to public unicast addresses — private,
  * loopback, link-local, carrier-grade NAT, unique-local, unspecified, multicast, reserved and
  * IPv4 addresses embedded in IPv6 (mapped, NAT64, 6to4) are refused — unless the address lies
- * inside an allowlisted CIDR (`EARSHOT_OUTBOUND_ALLOWLIST`, empty by default). Only allowlisted
- * addresses may be reached over plain `http`, unless the guard is made with `plainHttp` (feeds,
+ * inside an allowlisted CIDR (`EARSHOT_OUTBOUND_ALLOWLIST`, empty by default) or is a loopback
+ * address and port leased for a while (`lease`: a local receiver of `earshot webhooks listen`).
+ * Only allowlisted and leased addresses may be reached over plain `http`, unless the guard is made with `plainHttp` (feeds,
  * which carry no secrets and are often served over http).
  *
  * The check runs twice: before a request (clear errors at create time, IP literals) and again
@@ -20,7 +22,11 @@ import { Agent, buildConnector } from 'undici';
  */
 export class OutboundRefusedError extends Error {
   readonly code = 'EARSHOT_OUTBOUND_REFUSED';
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The address range that was refused (`loopback`, `private`, …), when that was the reason. */
+    readonly range?: string,
+  ) {
     super(message);
     this.name = 'OutboundRefusedError';
   }
@@ -79,17 +85,30 @@ export interface OutboundGuardOptions {
   resolver?: Resolver;
   /** Plain http to any permitted address (default: only to allowlisted ones). */
   plainHttp?: boolean;
+  /** The clock leases expire by (tests). */
+  now?: () => number;
+}
+
+/** A loopback address and port that may be reached until `until` (see `OutboundGuard.lease`). */
+export interface LoopbackLease {
+  id: string;
+  address: string;
+  port: number;
+  until: number;
 }
 
 export class OutboundGuard {
   private readonly allow: Cidr[];
   private readonly resolver: Resolver;
   private readonly plainHttp: boolean;
+  private readonly now: () => number;
+  private readonly leases = new Map<string, LoopbackLease>();
 
   constructor(options: OutboundGuardOptions = {}) {
     this.allow = parseAllowlist(options.allowlist ?? '');
     this.resolver = options.resolver ?? systemResolver;
     this.plainHttp = options.plainHttp ?? false;
+    this.now = options.now ?? Date.now;
   }
 
   /** Whether an address is inside the allowlist. */
@@ -98,19 +117,67 @@ export class OutboundGuard {
     return this.allow.some(([range, bits]) => range.kind() === addr.kind() && addr.match(range, bits));
   }
 
+  /**
+   * Lets one loopback address and port be reached (also over plain http) for `ttlMs`: a local
+   * receiver (`earshot webhooks listen`) while it runs. Only an IP literal in a URL, with that
+   * port, is let through — a name that resolves to loopback, or another port, is refused as
+   * before. Renew before it ends; a lease not renewed lapses by itself.
+   */
+  lease(address: string, port: number, ttlMs: number): LoopbackLease {
+    const parsed = ipaddr.isValid(address) ? normalise(ipaddr.parse(address)) : undefined;
+    if (parsed?.range() !== 'loopback')
+      throw new Error(`only a loopback address can be leased, not ${address}`);
+    if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new Error(`not a port: ${port}`);
+    const lease = { id: randomUUID(), address: parsed.toString(), port, until: this.now() + ttlMs };
+    this.leases.set(lease.id, lease);
+    return { ...lease };
+  }
+
+  /** Extends a lease by `ttlMs` from now; undefined when it has lapsed or was released. */
+  renew(id: string, ttlMs: number): LoopbackLease | undefined {
+    const lease = this.leases.get(id);
+    if (!lease || lease.until <= this.now()) {
+      this.leases.delete(id);
+      return undefined;
+    }
+    lease.until = this.now() + ttlMs;
+    return { ...lease };
+  }
+
+  /** Ends a lease at once. */
+  release(id: string): boolean {
+    return this.leases.delete(id);
+  }
+
+  /** Whether a live lease lets this address and port through. */
+  leased(address: string, port: number): boolean {
+    if (this.leases.size === 0 || !ipaddr.isValid(address)) return false;
+    const addr = normalise(ipaddr.parse(address)).toString();
+    const now = this.now();
+    for (const [id, lease] of this.leases) {
+      if (lease.until <= now) this.leases.delete(id);
+      else if (lease.address === addr && lease.port === port) return true;
+    }
+    return false;
+  }
+
   /** Why an address may not be reached, or undefined when it may. */
   refusal(address: string): string | undefined {
+    return this.refusalOf(address)?.why;
+  }
+
+  private refusalOf(address: string): { why: string; range?: string } | undefined {
     let parsed: ipaddr.IPv4 | ipaddr.IPv6;
     try {
       parsed = ipaddr.parse(address);
     } catch {
-      return `${address} is not an IP address`;
+      return { why: `${address} is not an IP address` };
     }
     if (this.allowlisted(address)) return undefined;
     const addr = normalise(parsed);
     const range = addr.range();
     if (range === 'unicast') return undefined;
-    return `${address} is a ${RANGE_NAMES[range] ?? `${range} (non-public)`} address`;
+    return { why: `${address} is a ${RANGE_NAMES[range] ?? `${range} (non-public)`} address`, range };
   }
 
   /**
@@ -122,8 +189,10 @@ export class OutboundGuard {
     const url = canonicalUrl(rawUrl);
     const host = hostOf(url);
     let addresses: string[];
-    if (net.isIP(host)) addresses = [host];
-    else {
+    if (net.isIP(host)) {
+      if (this.leased(host, portOf(url))) return { url, addresses: [host] };
+      addresses = [host];
+    } else {
       try {
         addresses = (await this.resolver(host)).map((a) => a.address);
       } catch (err) {
@@ -132,8 +201,13 @@ export class OutboundGuard {
       if (addresses.length === 0) throw new OutboundResolveError(host, 'no addresses');
     }
     for (const address of addresses) {
-      const why = this.refusal(address);
-      if (why) throw new OutboundRefusedError(`resolves to ${why}; only public addresses can be reached`);
+      const refused = this.refusalOf(address);
+      if (refused) {
+        throw new OutboundRefusedError(
+          `resolves to ${refused.why}; only public addresses can be reached`,
+          refused.range,
+        );
+      }
     }
     if (url.protocol === 'http:' && !this.plainHttp && !addresses.every((a) => this.allowlisted(a))) {
       throw new OutboundRefusedError('must use https');
@@ -183,7 +257,8 @@ export class OutboundGuard {
       connect: (opts, callback) => {
         // An IP literal never reaches `lookup`: check it here.
         const host = opts.hostname.replace(/^\[|\]$/g, '');
-        if (net.isIP(host)) {
+        const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
+        if (net.isIP(host) && !this.leased(host, port)) {
           const why = this.refusal(host);
           if (why) return callback(new OutboundRefusedError(`refused: ${why}`), null);
           if (opts.protocol === 'http:' && !this.plainHttp && !this.allowlisted(host)) {
@@ -262,4 +337,8 @@ function rawAuthority(text: string): string {
 
 function hostOf(url: URL): string {
   return url.hostname.replace(/^\[|\]$/g, '');
+}
+
+function portOf(url: URL): number {
+  return url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
 }
