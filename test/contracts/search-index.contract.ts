@@ -719,5 +719,47 @@ export function searchIndexContract(adapter: string, setup: () => Promise<Search
       const stored = await index.storedVectors(eps.map((e) => e.episode_id));
       expect(passages.every((p) => stored.has(p.vector_key!))).toBe(true);
     });
+
+    it('analyses Devanagari, Arabic, Chinese and Japanese, and accented Latin text as its queries', async () => {
+      const lines = [
+        'किसान आंदोलन जारी है, सरकार से बातचीत होगी।',
+        'قرأتُ الكِتابَ أمس في المكتبة',
+        '我住在東京都，工作很忙。',
+        '東京都に住んでいます。',
+        'Él comió crème brûlée en São Paulo.',
+      ];
+      await index.replaceEpisodes([
+        episode('ep_u', {
+          podcast: 'pod_9',
+          day: 2,
+          segments: [{ type: 'TOPIC_DISCUSSION', lines: lines.map((text) => ({ text })) }],
+        }),
+      ]);
+      await index.upsertNames([
+        { id: 'pod_9', kind: 'podcast', names: ['किसान की बात', 'Zoë’s Café'], popularity: 1, record: '{}' },
+      ]);
+      await index.refresh();
+      const find = async (q: string) =>
+        sorted(ids(await index.keywordLines(parseKeywordQuery(q), { podcastIds: ['pod_9'] }, 10)));
+      // Devanagari: the vowel signs are part of the word, on both sides.
+      expect(await find('किसान')).toEqual(['ep_u:1']);
+      expect(await find('"किसान आंदोलन"')).toEqual(['ep_u:1']);
+      expect(await find('"आंदोलन किसान"')).toEqual([]);
+      expect(await find('कसन')).toEqual([]);
+      // Arabic: harakat are not part of the word, written or not.
+      expect(await find('الكتاب')).toEqual(['ep_u:2']);
+      expect(await find('الكِتاب')).toEqual(['ep_u:2']);
+      // Chinese and Japanese: a word is the phrase of its characters, wherever it stands.
+      expect(await find('"東京"')).toEqual(['ep_u:3', 'ep_u:4']);
+      expect(await find('"東京都に"')).toEqual(['ep_u:4']);
+      expect(await find('"京東"')).toEqual([]);
+      // Accented Latin: case and accents folded.
+      expect(await find('"CREME BRULEE"')).toEqual(['ep_u:5']);
+      expect(await find('"são paulo" el')).toEqual(['ep_u:5']);
+      const names = async (text: string) =>
+        (await index.searchNames({ words: analyzeWords(text), kinds: ['podcast'] }, 10)).map((h) => h.doc.id);
+      expect(await names('किसान')).toEqual(['pod_9']);
+      expect(await names('zoe cafe')).toEqual(['pod_9']);
+    });
   });
 }

@@ -23,6 +23,7 @@ import type {
   VectorKind,
   VectorUpdate,
 } from '../search-index.ts';
+import { indexTerms } from '../text-analysis.ts';
 import { inList } from './filters.ts';
 import { ensureScalarIndexes, ensureTextIndexes, trainVectorIndex } from './indexes.ts';
 import { LanceDbReads } from './reads.ts';
@@ -133,7 +134,7 @@ export class LanceDbSearchIndex extends SearchAdapter implements SearchIndex {
     if (existing.has('lines') && this.meta.layout !== LAYOUT) {
       throw new Error(
         `the search index in ${this.dir} has an earlier layout (${this.meta.layout ?? 'vectors per line, layout 1 or 2'}; ` +
-          `this version uses layout ${LAYOUT}, passages); rebuild it with the service stopped: npx earshot projections rebuild search`,
+          `this version uses layout ${LAYOUT}: passages, text analysed once for both engines); rebuild it with the service stopped: npx earshot projections rebuild search`,
       );
     }
     for (const name of Object.keys(defs) as StoreTable[]) {
@@ -173,7 +174,7 @@ export class LanceDbSearchIndex extends SearchAdapter implements SearchIndex {
       Exclude<StoreTable, 'names' | 'parts' | 'passage_vectors' | 'clip_vectors'>,
       Record<string, unknown>[]
     > = {
-      lines: batch.flatMap((b) => b.lines.map((l) => ({ ...l }))),
+      lines: batch.flatMap((b) => b.lines.map((l) => ({ ...l, text: indexTerms(l.text) }))),
       passages: passages.map(passageFields),
       segments: batch.flatMap((b) =>
         b.segments.map((s) => ({ ...segmentFields(s), doc: JSON.stringify(s) })),
@@ -243,7 +244,7 @@ export class LanceDbSearchIndex extends SearchAdapter implements SearchIndex {
       [...latest.values()].map((d) => ({
         id: d.id,
         kind: d.kind,
-        names: d.names.join(' ; '),
+        names: d.names.map(indexTerms).join(' '),
         prefixes: namePrefixes(d.names).join(' '),
         popularity: d.popularity,
         record: d.record,

@@ -32,23 +32,20 @@ export const VECTORS = { passages: 'passage_vectors', clips: 'clip_vectors' } as
 /**
  * Layout of the indexes; an index of another layout is refused at open (rebuild it). 1: vectors
  * inside the line documents; 2: one vector per line in `line_vectors`; 3: passages (`passages`,
- * `passage_vectors`).
+ * `passage_vectors`); 4: text indexed as the words of text-analysis.ts, split at spaces.
  */
-export const LAYOUT = 3;
+export const LAYOUT = 4;
 
 // biome-ignore lint/suspicious/noExplicitAny: OpenSearch request and response bodies are JSON
 export type Json = any;
 
-/** The analysers restating text-analysis.ts for Lucene. */
+/**
+ * The text of lines and names is written already analysed (text-analysis.ts: its words, space
+ * separated), and queries are too, so Lucene only splits at spaces: the same tokens as on LanceDB.
+ */
 export const ANALYSIS = {
-  tokenizer: { earshot_words: { type: 'pattern', pattern: '[^\\p{L}\\p{N}]+' } },
-  filter: { earshot_max40: { type: 'length', min: 1, max: 40 } },
   analyzer: {
-    earshot_text: {
-      type: 'custom',
-      tokenizer: 'earshot_words',
-      filter: ['lowercase', 'asciifolding', 'earshot_max40'],
-    },
+    earshot_text: { type: 'custom', tokenizer: 'whitespace', filter: [] },
     earshot_prefixes: { type: 'custom', tokenizer: 'whitespace', filter: [] },
   },
 };

@@ -23,6 +23,7 @@ import type {
   VectorSource,
   VectorUpdate,
 } from '../search-index.ts';
+import { indexTerms } from '../text-analysis.ts';
 import {
   ANALYSIS,
   DATA_INDEXES,
@@ -94,7 +95,7 @@ export class OpenSearchSearchIndex extends SearchAdapter implements SearchIndex 
     if (this.meta && this.meta.layout !== LAYOUT) {
       throw new Error(
         `the search indexes under the prefix ${this.prefix} have an earlier layout (${this.meta.layout ?? 1}; ` +
-          `this version uses layout ${LAYOUT}, passages); rebuild them with the service stopped: ` +
+          `this version uses layout ${LAYOUT}: passages, text analysed once for both engines); rebuild them with the service stopped: ` +
           'npx earshot projections rebuild search',
       );
     }
@@ -200,7 +201,7 @@ export class OpenSearchSearchIndex extends SearchAdapter implements SearchIndex 
     const clips = batch.flatMap((b) => b.clips);
     await this.bulk(
       'lines',
-      batch.flatMap((b) => b.lines.map((l) => ({ ...l, rev }))),
+      batch.flatMap((b) => b.lines.map((l) => ({ ...l, text: indexTerms(l.text), rev }))),
     );
     await this.bulk('passages', passages.map(passageDoc));
     await this.bulk(
@@ -269,7 +270,7 @@ export class OpenSearchSearchIndex extends SearchAdapter implements SearchIndex 
       [...latest.values()].map((d) => ({
         id: d.id,
         kind: d.kind,
-        names: d.names,
+        names: d.names.map(indexTerms),
         prefixes: namePrefixes(d.names).join(' '),
         popularity: d.popularity,
         record: d.record,
