@@ -208,22 +208,33 @@ export async function rankLines(
 }
 
 /**
- * The lines of ranked passages, in passage order: each line once, with the score and rank of the
- * best passage covering it. A semantic hit is shown as the lines its passage covers.
+ * The lines of ranked passages, in passage order, each once with the score and rank of the best
+ * passage showing it. A passage of one line shows that line. A passage of several lines shows
+ * those of its lines that carry the match: the lines whose own passage (passages.ts builds one
+ * for each line that shares its passages) is among the hits too, best first; when none is, the
+ * meaning is in the lines together and all of them are shown.
  */
 export function passageLines(passages: PassageHit[]): RankedLine[] {
   const out: RankedLine[] = [];
   const seen = new Set<string>();
+  // Each line's best score as a passage of its own.
+  const alone = new Map<string, number>();
+  for (const p of passages) {
+    const id = `${p.episode_id}:${p.number}`;
+    if (p.number === p.last_number && !alone.has(id)) alone.set(id, p.score);
+  }
   passages.forEach((p, i) => {
-    for (let n = p.number; n <= p.last_number; n++) {
-      const id = `${p.episode_id}:${n}`;
+    const ids: string[] = [];
+    for (let n = p.number; n <= p.last_number; n++) ids.push(`${p.episode_id}:${n}`);
+    const carrying = ids.filter((id) => alone.has(id)).sort((a, b) => alone.get(b)! - alone.get(a)!);
+    for (const id of carrying.length > 0 ? carrying : ids) {
       if (seen.has(id)) continue;
       seen.add(id);
       out.push({
         id,
         segment_id: p.segment_id,
         episode_id: p.episode_id,
-        number: n,
+        number: Number(id.slice(p.episode_id.length + 1)),
         published_at: p.published_at,
         score: p.score,
         rank: i + 1,

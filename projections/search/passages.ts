@@ -14,8 +14,9 @@ import { createHash } from 'node:crypto';
  * - each passage after the first of its segment starts with the last pieces of the one before (up
  *   to OVERLAP_TOKENS), so a thought cut at a boundary is whole in one of the two.
  *
- * A passage remembers the lines it covers (`number` … `last_number`); a semantic hit is shown as
- * those lines. Tokens are estimated from the text, without the model (the projector keys passages
+ * A passage remembers the lines it covers (`number` … `last_number`). Each line that shares its
+ * passages with other lines is also embedded on its own (a line passage, below), so a hit on a
+ * passage of several lines is shown as those of its lines whose own passage ranks too. Tokens are estimated from the text, without the model (the projector keys passages
  * before any model is loaded): the estimate counts a word piece per started run of
  * LETTERS_PER_TOKEN letters and one per punctuation mark or ideograph, which is at or above what
  * BERT's WordPiece gives for English speech, so a passage stays under the model's limit.
@@ -91,9 +92,33 @@ function piecesOf(line: PassageLine): Piece[] {
   return out;
 }
 
-/** The passages of one segment's lines (in line order). */
+/**
+ * The passages of one segment's lines (in line order), then the **line passages**: each line that
+ * only shares passages with other lines is also packed on its own (a short line is one passage of
+ * its text), so a hit on a passage of several lines can be shown as the lines that carry the
+ * match — those whose own passage also ranks — rather than all of them. Passages starting in one
+ * line are numbered (`part`) in the order they come.
+ */
 export function buildPassages(lines: PassageLine[]): Passage[] {
-  const pieces = [...lines].sort((a, b) => a.number - b.number).flatMap(piecesOf);
+  const sorted = [...lines].sort((a, b) => a.number - b.number);
+  const out = pack(sorted.flatMap(piecesOf));
+  const alone = new Set(out.filter((p) => p.number === p.last_number).map((p) => p.number));
+  const parts = new Map<number, number>();
+  for (const p of out) parts.set(p.number, p.part + 1);
+  for (const line of sorted) {
+    if (alone.has(line.number) || !out.some((p) => p.number <= line.number && p.last_number >= line.number))
+      continue;
+    for (const p of pack(piecesOf(line))) {
+      const part = parts.get(line.number) ?? 0;
+      parts.set(line.number, part + 1);
+      out.push({ ...p, part });
+    }
+  }
+  return out;
+}
+
+/** Packs pieces, in order, into passages of at most PASSAGE_TOKENS with overlap. */
+function pack(pieces: Piece[]): Passage[] {
   const out: Passage[] = [];
   let current: Piece[] = [];
   let tokens = 0;

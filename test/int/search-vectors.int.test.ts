@@ -90,7 +90,7 @@ describe('search vectors', () => {
     expect(after.embedded - before.embedded).toBe(pass!.written);
     expect(after.passages).toBeGreaterThan(0);
     // The filler is dropped here (as by a crash): nothing of its pass is lost, nothing else is done.
-  });
+  }, 120_000);
 
   it('answers semantic requests 503 while catching up, then opens semantic search when the backlog is done', async () => {
     runtime.startVectors({

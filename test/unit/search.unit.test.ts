@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { windowsOf } from '../../api/search/dialogue-search.ts';
+import { passageLines, windowsOf } from '../../api/search/dialogue-search.ts';
 import { refreshWait } from '../../projections/search/lancedb/lancedb-search-index.ts';
 import { matchName } from '../../projections/search/name-match.ts';
 import {
@@ -10,7 +10,7 @@ import {
   passageVectorKey,
 } from '../../projections/search/passages.ts';
 import { reciprocalRankFusion } from '../../projections/search/rrf.ts';
-import type { SegmentDoc } from '../../projections/search/search-index.ts';
+import type { PassageHit, SegmentDoc } from '../../projections/search/search-index.ts';
 import { analyze, parseKeywordQuery } from '../../projections/search/text-analysis.ts';
 import { feedbackQuery } from '../../projections/search/vectors.ts';
 
@@ -80,14 +80,19 @@ describe('passages', () => {
       { number: 3, text: 'So, the harvest.' },
     ];
     const passages = buildPassages(lines);
+    const passage = (number: number, last_number: number, part: number, text: string) => ({
+      number,
+      last_number,
+      part,
+      text,
+      tokens: estimateTokens(text),
+    });
     expect(passages).toEqual([
-      {
-        number: 1,
-        last_number: 3,
-        part: 0,
-        text: 'Welcome back. Thanks for having me. So, the harvest.',
-        tokens: estimateTokens('Welcome back. Thanks for having me. So, the harvest.'),
-      },
+      passage(1, 3, 0, 'Welcome back. Thanks for having me. So, the harvest.'),
+      // Each line that shares a passage is also a passage of its own.
+      passage(1, 1, 1, 'Welcome back.'),
+      passage(2, 2, 0, 'Thanks for having me.'),
+      passage(3, 3, 0, 'So, the harvest.'),
     ]);
   });
 
@@ -128,6 +133,33 @@ describe('passages', () => {
     expect(estimateTokens('東京都')).toBe(3);
     expect(estimateTokens('')).toBe(0);
     expect(buildPassages([{ number: 1, text: '   ' }])).toEqual([]);
+  });
+
+  it('shows a hit on a passage of several lines as the lines whose own passage is a hit too', () => {
+    const hit = (number: number, last_number: number, score: number): PassageHit => ({
+      id: `e1:${number}:${last_number}`,
+      segment_id: 's1',
+      episode_id: 'e1',
+      number,
+      last_number,
+      published_at: 0,
+      score,
+    });
+    const shown = (hits: PassageHit[]) => passageLines(hits).map((l) => [l.number, l.rank]);
+    // Lines 1-8 hit first; of them, 5 and 3 rank on their own (5 better): only they are shown, at
+    // the passage's rank; line 12 then comes on its own; line 5 is not shown twice.
+    expect(shown([hit(1, 8, 0.7), hit(5, 5, 0.6), hit(12, 12, 0.5), hit(3, 3, 0.4)])).toEqual([
+      [5, 1],
+      [3, 1],
+      [12, 3],
+    ]);
+    // No line of the passage ranks on its own: the meaning is in the lines together.
+    expect(shown([hit(1, 3, 0.7), hit(9, 9, 0.5)])).toEqual([
+      [1, 1],
+      [2, 1],
+      [3, 1],
+      [9, 2],
+    ]);
   });
 
   it('keys a passage by its text and the recipe', () => {
