@@ -72,6 +72,22 @@ beforeAll(async () => {
   line.text = monologue();
   line.words = [];
   planted = { episodeId: transcript.episode_id, number: line.number };
+  // A clip of that turn, titled for what it starts with.
+  corpus.clips
+    .find((c) => c.episode_id === transcript.episode_id)!
+    .clips.push({
+      id: `${transcript.episode_id}_freight_clip`,
+      type: 'INSIGHTFUL',
+      title: 'Freight outlook for the peak season',
+      description: 'Carriers, warehouses and the rail yard.',
+      intro_statement: null,
+      engagement_score: 50,
+      start_seconds: line.start_seconds,
+      end_seconds: line.end_seconds,
+      audio_url: null,
+      segment_id: segment.id,
+      speaker: line.speaker,
+    });
 
   embeddings = await openTestEmbeddings();
   index = new LanceDbSearchIndex(`${tmp.dir}/search`, {
@@ -130,6 +146,16 @@ describe('semantic search over passages', () => {
     expect(res.body.data[0].match.source).toBe('hybrid');
     const matched = res.body.data[0].windows.flatMap((w: Json) => w.lines).filter((l: Json) => l.is_match);
     expect(matched.map((l: Json) => l.number)).toContain(planted.number);
+  });
+});
+
+describe('clip search over passages', () => {
+  it('finds a clip by what is said only at the end of its long turn', async () => {
+    const res = await get(
+      `/v1/podcasts/clips/search?q=${encodeURIComponent('beekeeping on an urban rooftop')}&limit=3`,
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.data[0].id).toBe(`${planted.episodeId}_freight_clip`);
   });
 });
 
