@@ -337,6 +337,8 @@ export function createSearch(config: Config, logger: Logger): SearchRuntime {
             model: env.EARSHOT_EMBEDDINGS_MODEL ?? 'all-MiniLM-L6-v2',
             ...(env.EARSHOT_EMBEDDINGS_API_KEY ? { apiKey: env.EARSHOT_EMBEDDINGS_API_KEY } : {}),
             ...(env.EARSHOT_EMBEDDINGS_DIMENSIONS ? { dimensions: env.EARSHOT_EMBEDDINGS_DIMENSIONS } : {}),
+            batchSize: env.EARSHOT_EMBEDDINGS_BATCH_SIZE,
+            concurrency: env.EARSHOT_EMBEDDINGS_CONCURRENCY,
           });
           return { query: port, indexing: port };
         } catch (err) {

@@ -87,6 +87,18 @@ export const EnvSchema = Type.Object({
   EARSHOT_EMBEDDINGS_DIMENSIONS: Type.Optional(
     Type.Integer({ minimum: 1, maximum: 16_384, description: 'vector size of that server', unset: 'probed' }),
   ),
+  EARSHOT_EMBEDDINGS_BATCH_SIZE: Type.Integer({
+    minimum: 1,
+    maximum: 2048,
+    default: 64,
+    description: 'texts per request to that server',
+  }),
+  EARSHOT_EMBEDDINGS_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: 64,
+    default: 1,
+    description: 'requests to that server in flight at once while indexing (queries send one at a time)',
+  }),
   EARSHOT_EMBEDDINGS_THREADS: Type.Integer({
     minimum: 1,
     maximum: 64,

@@ -79,6 +79,15 @@ export function registerIngestCommands(program: Command, config: () => Promise<C
     )
     .option('--chart-days <n>', 'days of chart snapshots', positive, 30)
     .option(
+      '--turns <lengths>',
+      'turn lengths: short (one or two sentences) or realistic (long-tailed answers, monologues of 1,000+ tokens ending with a planted concept)',
+      (v: string) => {
+        if (v !== 'short' && v !== 'realistic') throw new InvalidArgumentError('short or realistic');
+        return v;
+      },
+      'short',
+    )
+    .option(
       '--speech-noise [on|off]',
       'what real speech-to-text does: generic labels, merged turns, lower case, misspellings (default: the preset’s; on for bench)',
     )
@@ -92,6 +101,7 @@ export function registerIngestCommands(program: Command, config: () => Promise<C
         asOf?: number;
         schedule?: (typeof SCHEDULES)[number];
         chartDays: number;
+        turns: 'short' | 'realistic';
         speechNoise?: string | boolean;
       }) => {
         const { generateCorpus, PRESETS, startOfUtcDay } = await import('../ingest/corpus/generate.ts');
@@ -113,6 +123,7 @@ export function registerIngestCommands(program: Command, config: () => Promise<C
           schedule: releases,
           asOf: releases === 'recent' ? Math.floor(asOf / 60_000) * 60_000 : startOfUtcDay(asOf),
           chartDays: opts.chartDays,
+          turns: opts.turns,
           speechNoise:
             opts.speechNoise === undefined
               ? 'speechNoise' in preset && preset.speechNoise

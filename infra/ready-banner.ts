@@ -55,11 +55,16 @@ export function readyBlock(
 
 function semanticLine(info: Record<string, unknown>): string {
   const search = info.search as
-    | { semantic_state?: string; vector_backlog?: { lines: number }; reason?: string }
+    | {
+        semantic_state?: string;
+        vector_backlog?: { passages: number; embedded: number; total: number };
+        reason?: string;
+      }
     | undefined;
   if (search?.semantic_state === 'ready') return 'ready';
-  const backlog = search?.vector_backlog?.lines
-    ? ` (${search.vector_backlog.lines} lines still to embed)`
+  const b = search?.vector_backlog;
+  const backlog = b?.passages
+    ? ` (${b.passages} passages still to embed; ${b.embedded} of ${b.total} done)`
     : '';
   const why = search?.reason ? `: ${search.reason}` : backlog;
   return `not ready yet${why}; keyword search works now, /readyz shows when it is`;

@@ -262,6 +262,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
           state: platform.state,
           embeddings: () => platform.search.queryEmbeddings(),
           semanticUnavailableReason: () => platform.search.unavailableReason(),
+          semanticCoverage: () => platform.search.semanticCoverage(),
         },
       },
       settings: { ...apiSettings(config), mcpUrl },

@@ -4,8 +4,8 @@
  *
  * - `foldAccents`: names in speech (the alias automaton, speaker identification, the corpus
  *   generator's vocabulary checks);
- * - `foldToAscii`: the search analyser, as both search engines fold indexed text and queries
- *   (LanceDB `asciiFolding`, OpenSearch `asciifolding`);
+ * - `foldToAscii`: domains in entity search (words of search text go through the search
+ *   analyser, `projections/search/text-analysis.ts`, which keeps the marks of Indic scripts);
  * - `slug`: slugs of organizations and projects, and occupation terms;
  * - `nameSlug`: slugs of podcasts, episodes and catalog names (feeds and the corpus generator).
  */

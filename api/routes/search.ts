@@ -108,10 +108,32 @@ const NameQuery = {
 
 export const PodcastSearchQuery = Type.Object({ ...NameQuery, ...pageQuery() });
 
+/**
+ * On semantic and hybrid answers while some of the index has no vector yet (the vector filler is
+ * behind): how much of it the answer was ranked over. Absent once every passage and clip has its
+ * vector.
+ */
+const SemanticCoverage = Type.Object(
+  {
+    embedded: Type.Integer({ minimum: 0, description: 'passages and clips with their vector' }),
+    total: Type.Integer({ minimum: 0, description: 'passages and clips in the index' }),
+  },
+  {
+    description:
+      'present on semantic and hybrid answers while the index is still embedding: the answer covers `embedded` of `total` passages and clips',
+  },
+);
+
 const DialogueResponse = Type.Object({
   ...ListEnvelope(DialogueResultSchema).properties,
   company: Type.Optional(CompanyEnvelope),
   entity: Type.Optional(EntityCompact),
+  semantic_coverage: Type.Optional(SemanticCoverage),
+});
+
+const ClipSearchResponse = Type.Object({
+  ...ListEnvelope(ClipSearchItemSchema).properties,
+  semantic_coverage: Type.Optional(SemanticCoverage),
 });
 
 /**
@@ -157,7 +179,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ services: SearchServices 
         tags: ['clips'],
         summary: 'Search highlight clips by meaning and by who features in them',
         querystring: ClipSearchQuery,
-        response: withProblems({ 200: ListEnvelope(ClipSearchItemSchema) }),
+        response: withProblems({ 200: ClipSearchResponse }),
       },
     },
     async (request) => clipSearch(services, app.cursors, embedder, request.query as ClipSearchParams),

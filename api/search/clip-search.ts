@@ -1,4 +1,4 @@
-import type { ClipHit, ClipType, SearchFilter } from '../../projections/search/search-index.ts';
+import type { ClipHit, ClipType, PassageHit, SearchFilter } from '../../projections/search/search-index.ts';
 import { type Cursors, Position } from '../pagination.ts';
 import { invalidParameter, ProblemError } from '../problem.ts';
 import { MAX_DEPTH } from './dialogue-search.ts';
@@ -20,10 +20,14 @@ export interface ClipSearchParams extends SearchParams<ClipType> {
 }
 
 const Offset = Position.offset(100_000);
+/** Passages ranked for `q` whose clips are candidates beside the clips' own vectors. */
+const PASSAGE_DEPTH = 100;
 
 /**
- * Clip search: by meaning of `q` over each clip's title, description, lead-in and spoken words,
- * and/or by the entities featuring in the clip (its speaker, with role, or mentioned within it).
+ * Clip search: by meaning of `q` and/or by the entities featuring in the clip (its speaker, with
+ * role, or mentioned within it). By meaning, a clip scores the better of its own vector (title,
+ * description, lead-in and the first 256 tokens of its words) and the best passage spoken within
+ * its span (passages.ts), so what is said late in a long clip counts as much as its title.
  */
 export async function clipSearch(
   services: SearchServices,
@@ -63,7 +67,11 @@ export async function clipSearch(
   if (q) {
     const vector = await embedder.embed(q, 'query.q');
     const depth = sort === 'recency' ? MAX_DEPTH : Math.min(MAX_DEPTH, offset + limit + 1);
-    const ranked = await index.vectorClips(vector, filter, depth);
+    const [own, passages] = await Promise.all([
+      index.vectorClips(vector, filter, depth),
+      index.vectorPassages(vector, passageFilter(filter), PASSAGE_DEPTH),
+    ]);
+    const ranked = bestOf(own, await clipsOfPassages(services, passages, filter));
     if (sort === 'recency') ranked.sort((a, b) => b.published_at - a.published_at || b.score - a.score);
     hits = ranked.slice(offset, offset + limit);
     hasMore = ranked.length > offset + limit;
@@ -91,7 +99,71 @@ export async function clipSearch(
     const episode = c && episodeRef(ctx, c.episode_id);
     if (c && episode) data.push(clipSearchItemView(c, episode, ctx, relevance(h)));
   }
-  return page(cursors, data, hasMore, endpoint, offset + limit);
+  const out: ReturnType<typeof page<(typeof data)[number]>> & {
+    semantic_coverage?: { embedded: number; total: number };
+  } = page(cursors, data, hasMore, endpoint, offset + limit);
+  const coverage = q ? services.semanticCoverage?.() : undefined;
+  if (coverage) out.semantic_coverage = coverage;
+  return out;
+}
+
+/** The part of a clip filter that passages carry (where and when; not who or what kind of clip). */
+function passageFilter(filter: SearchFilter): SearchFilter {
+  const out: SearchFilter = {};
+  for (const k of ['episodeIds', 'podcastIds', 'segmentIds', 'publishedFrom', 'publishedBefore'] as const) {
+    if (filter[k] !== undefined) Object.assign(out, { [k]: filter[k] });
+  }
+  return out;
+}
+
+/**
+ * The clips (within `filter`) whose time span overlaps a ranked passage's lines, each scored by the
+ * best such passage.
+ */
+async function clipsOfPassages(
+  services: SearchServices,
+  passages: PassageHit[],
+  filter: SearchFilter,
+): Promise<ClipHit[]> {
+  if (passages.length === 0) return [];
+  const { index } = services;
+  const episodeIds = [...new Set(passages.map((p) => p.episode_id))];
+  const listed = await index.listClips({ ...filter, episodeIds }, 'engagement', MAX_DEPTH, 0);
+  if (listed.length === 0) return [];
+  const [clips, segments] = await Promise.all([
+    index.getClips(listed.map((c) => c.id)),
+    index.getSegments([...new Set(passages.map((p) => p.segment_id))]),
+  ]);
+  const times = new Map<string, { start: number; end: number }>();
+  for (const s of segments)
+    for (const l of s.lines)
+      times.set(`${s.episode_id}:${l.number}`, { start: l.start_seconds, end: l.end_seconds });
+  const byEpisode = new Map<string, typeof clips>();
+  for (const c of clips) byEpisode.set(c.episode_id, [...(byEpisode.get(c.episode_id) ?? []), c]);
+  const best = new Map<string, ClipHit>();
+  for (const p of passages) {
+    const first = times.get(`${p.episode_id}:${p.number}`);
+    const last = times.get(`${p.episode_id}:${p.last_number}`);
+    if (!first || !last) continue;
+    for (const c of byEpisode.get(p.episode_id) ?? []) {
+      if (c.start_seconds >= last.end || c.end_seconds <= first.start) continue;
+      if ((best.get(c.id)?.score ?? -Infinity) >= p.score) continue;
+      best.set(c.id, {
+        id: c.id,
+        published_at: c.published_at,
+        engagement_score: c.engagement_score,
+        score: p.score,
+      });
+    }
+  }
+  return [...best.values()];
+}
+
+/** Each clip once, with the better of its scores, best first. */
+function bestOf(...lists: ClipHit[][]): ClipHit[] {
+  const best = new Map<string, ClipHit>();
+  for (const h of lists.flat()) if ((best.get(h.id)?.score ?? -Infinity) < h.score) best.set(h.id, h);
+  return [...best.values()].sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
 }
 
 export interface ClipListParams {

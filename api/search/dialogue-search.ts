@@ -2,6 +2,7 @@ import { reciprocalRankFusion } from '../../projections/search/rrf.ts';
 import type {
   KeywordQuery,
   LineHit,
+  PassageHit,
   SearchFilter,
   SegmentDoc,
   SegmentLine,
@@ -159,8 +160,11 @@ export async function dialogueSearch(
     cursor?: string;
     company?: { id: string; name: string; image_url: string | null };
     entity?: ReturnType<typeof entityCompact>;
+    semantic_coverage?: { embedded: number; total: number };
   } = { data, has_more: hasMore };
   if (hasMore) out.cursor = cursors.encode(ENDPOINT, offset + limit);
+  const coverage = vector ? services.semanticCoverage?.() : undefined;
+  if (coverage) out.semantic_coverage = coverage;
   if (company) out.company = { id: company.id, name: company.name, image_url: company.image_url };
   if (focus) {
     const employerId = focus.person?.company_id;
@@ -170,9 +174,13 @@ export async function dialogueSearch(
   return out;
 }
 
+/** A ranked line: a keyword hit, or one of the lines of a semantic passage (`rank`: the passage's). */
+type RankedLine = LineHit & { rank: number };
+
 /**
- * The line ranking dialogue search groups into segments: BM25 lines, vector lines, or both fused
- * by reciprocal rank. Exported for the relevance evaluation, which scores it line by line.
+ * The line ranking dialogue search groups into segments: BM25 lines, the lines of vector-ranked
+ * passages, or both fused by reciprocal rank (a passage's lines share its rank). Exported for the
+ * relevance evaluation, which scores it line by line.
  */
 export async function rankLines(
   services: SearchServices,
@@ -180,29 +188,73 @@ export async function rankLines(
 ): Promise<{ source: 'keyword' | 'semantic' | 'hybrid'; ranked: { hit: LineHit; score: number }[] }> {
   const [kw, sem] = await Promise.all([
     q.keyword ? services.index.keywordLines(q.keyword, q.filter, q.depth) : Promise.resolve(undefined),
-    q.vector ? semanticLines(services, q.vector, q.filter, q.depth) : Promise.resolve(undefined),
+    q.vector ? semanticPassages(services, q.vector, q.filter, q.depth) : Promise.resolve(undefined),
   ]);
-  if (kw && sem) {
-    const fused = reciprocalRankFusion([kw, sem], (h) => h.id);
+  const keywordLines = kw?.map((h, i): RankedLine => ({ ...h, rank: i + 1 }));
+  const semanticLines = sem && passageLines(sem);
+  if (keywordLines && semanticLines) {
+    const fused = reciprocalRankFusion(
+      [keywordLines, semanticLines],
+      (h) => h.id,
+      undefined,
+      (h) => h.rank,
+    );
     return { source: 'hybrid', ranked: fused.map((f) => ({ hit: f.item, score: f.score })) };
   }
   return {
-    source: kw ? 'keyword' : 'semantic',
-    ranked: (kw ?? sem ?? []).map((hit) => ({ hit, score: hit.score })),
+    source: keywordLines ? 'keyword' : 'semantic',
+    ranked: (keywordLines ?? semanticLines ?? []).map((hit) => ({ hit, score: hit.score })),
   };
 }
 
 /**
- * Vector search with one round of pseudo-relevance feedback: the best distinct lines of a first
- * pass pull the query towards what the corpus says about it (vectors.ts).
+ * The lines of ranked passages, in passage order, each once with the score and rank of the best
+ * passage showing it. A passage of one line shows that line. A passage of several lines shows
+ * those of its lines that carry the match: the lines whose own passage (passages.ts builds one
+ * for each line that shares its passages) is among the hits too, best first; when none is, the
+ * meaning is in the lines together and all of them are shown.
  */
-async function semanticLines(
+export function passageLines(passages: PassageHit[]): RankedLine[] {
+  const out: RankedLine[] = [];
+  const seen = new Set<string>();
+  // Each line's best score as a passage of its own.
+  const alone = new Map<string, number>();
+  for (const p of passages) {
+    const id = `${p.episode_id}:${p.number}`;
+    if (p.number === p.last_number && !alone.has(id)) alone.set(id, p.score);
+  }
+  passages.forEach((p, i) => {
+    const ids: string[] = [];
+    for (let n = p.number; n <= p.last_number; n++) ids.push(`${p.episode_id}:${n}`);
+    const carrying = ids.filter((id) => alone.has(id)).sort((a, b) => alone.get(b)! - alone.get(a)!);
+    for (const id of carrying.length > 0 ? carrying : ids) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      out.push({
+        id,
+        segment_id: p.segment_id,
+        episode_id: p.episode_id,
+        number: Number(id.slice(p.episode_id.length + 1)),
+        published_at: p.published_at,
+        score: p.score,
+        rank: i + 1,
+      });
+    }
+  });
+  return out;
+}
+
+/**
+ * Vector search of passages with one round of pseudo-relevance feedback: the best distinct
+ * passages of a first pass pull the query towards what the corpus says about it (vectors.ts).
+ */
+async function semanticPassages(
   services: SearchServices,
   vector: Float32Array,
   filter: SearchFilter,
   depth: number,
-): Promise<LineHit[]> {
-  const first = await services.index.vectorLines(vector, filter, PRF_POOL, { withVectors: true });
+): Promise<PassageHit[]> {
+  const first = await services.index.vectorPassages(vector, filter, PRF_POOL, { withVectors: true });
   const seen = new Set<string>();
   const feedback: Float32Array[] = [];
   for (const h of first) {
@@ -212,7 +264,7 @@ async function semanticLines(
     if (feedback.length === PRF_DOCS) break;
   }
   if (feedback.length === 0) return [];
-  return services.index.vectorLines(feedbackQuery(vector, feedback), filter, depth);
+  return services.index.vectorPassages(feedbackQuery(vector, feedback), filter, depth);
 }
 
 async function entityIdsOfType(services: SearchServices, slug: string): Promise<string[]> {

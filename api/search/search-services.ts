@@ -20,6 +20,12 @@ export interface SearchServices {
   embeddings(): EmbeddingsPort | undefined;
   /** Why semantic search is unavailable (no model, or its vectors still catching up), when it is. */
   semanticUnavailableReason(): string | undefined;
+  /**
+   * How much of the index has vectors while some of it has none (`embedded` of `total` passages and
+   * clips); undefined when all of it has (or this process does not count). Semantic and hybrid
+   * answers carry it as `semantic_coverage`.
+   */
+  semanticCoverage?(): { embedded: number; total: number } | undefined;
   /** Query vectors kept for repeated queries (default 2000; 0 embeds every query). */
   queryCacheSize?: number;
 }

@@ -3,7 +3,32 @@ import { ambiguousOf, entityId, type Participant } from './episode-cast.ts';
 import type { Phrasing, Subject } from './episode-phrasing.ts';
 import { ENTITY_SLOTS, join, type Piece, plain, render } from './episode-pieces.ts';
 import type { Rng } from './rng.ts';
-import type { LanguagePack } from './vocabulary/types.ts';
+import type { ConceptDef, LanguagePack } from './vocabulary/types.ts';
+
+/**
+ * How long turns are. `short`: a turn is one or two sentences (the generator's original shape).
+ * `realistic`: a guest's answer in an interview, and a speaker's turn on a concept in a discussion,
+ * runs to a long-tailed length, as in real interviews — the median about 150 model tokens, about 4 in 100 past 1,000 (the longest 3,000) —
+ * and a long answer (MONOLOGUE_TOKENS or more) ends with one sentence of another concept of the
+ * topic: the planted tail, which only the end of the turn says.
+ */
+export type TurnLengths = 'short' | 'realistic';
+const MEDIAN_TOKENS = 150;
+const SIGMA = 1.1;
+const MAX_TOKENS = 3000;
+export const MONOLOGUE_TOKENS = 1000;
+
+/** Model tokens of generated speech, estimated (about 1.3 per word). */
+export function speechTokens(text: string): number {
+  return Math.round(text.split(/\s+/).filter(Boolean).length * 1.3);
+}
+
+/** A long answer's planted tail: the concept only its last sentence expresses. */
+export interface PlantedTail {
+  concept: string;
+  /** The sentence, as spoken. */
+  text: string;
+}
 
 /** One line of a script: who says which piece. */
 export interface ScriptLine {
@@ -23,7 +48,39 @@ export class ScriptWriter {
     private readonly catalog: Catalog,
     private readonly subject: Subject,
     private readonly phrasing: Phrasing,
+    private readonly turns: TurnLengths = 'short',
   ) {}
+
+  /** Tails planted at the end of long answers, by the answer's piece (see TurnLengths). */
+  readonly tails = new Map<Piece, PlantedTail>();
+
+  /**
+   * A guest's answer of a long-tailed length about `concept`: sentences of that concept with the
+   * show's fillers and asides, and, when it is long, one sentence of another concept last.
+   */
+  private longAnswer(concept: ConceptDef): Piece {
+    const { rng, pack } = this;
+    // Log-normal length (Box-Muller).
+    const z = Math.sqrt(-2 * Math.log(1 - rng.float())) * Math.cos(2 * Math.PI * rng.float());
+    const target = Math.min(MAX_TOKENS, Math.max(20, Math.round(MEDIAN_TOKENS * Math.exp(SIGMA * z))));
+    let piece = this.phrasing.conceptPiece(concept);
+    while (speechTokens(piece.text) < target) {
+      const r = rng.float();
+      let next = this.phrasing.conceptPiece(concept);
+      if (r < 0.25) next = join(plain(this.phrasing.fresh(pack.fillers)), next);
+      else if (r < 0.35) next = plain(this.phrasing.fresh(pack.banter));
+      piece = join(piece, next);
+    }
+    if (target < MONOLOGUE_TOKENS) return piece;
+    const others = this.subject.topic.concepts.filter(
+      (c) => c.id !== concept.id && !piece.concepts.includes(c.id),
+    );
+    if (others.length === 0) return piece;
+    const tail = this.phrasing.conceptPiece(rng.pick(others));
+    const out = join(piece, tail);
+    if (tail.concepts[0]) this.tails.set(out, { concept: tail.concepts[0], text: tail.text });
+    return out;
+  }
 
   nextSpeaker(people: Participant[], last: Participant): Participant {
     if (people.length === 1) return people[0]!;
@@ -44,11 +101,15 @@ export class ScriptWriter {
           : this.phrasing.lead(this.phrasing.conceptPiece(concept()));
         script.push({ who: host, piece: q });
         const guest = people[1]!;
-        for (let k = rng.int(1, 3); k > 0 && script.length < n; k--) {
-          let piece = this.phrasing.conceptPiece(concept());
-          if (rng.chance(0.3)) piece = this.phrasing.lead(piece);
-          if (rng.chance(0.2)) piece = this.phrasing.more(piece);
-          script.push({ who: guest, piece });
+        if (this.turns === 'realistic') {
+          if (script.length < n) script.push({ who: guest, piece: this.longAnswer(concept()) });
+        } else {
+          for (let k = rng.int(1, 3); k > 0 && script.length < n; k--) {
+            let piece = this.phrasing.conceptPiece(concept());
+            if (rng.chance(0.3)) piece = this.phrasing.lead(piece);
+            if (rng.chance(0.2)) piece = this.phrasing.more(piece);
+            script.push({ who: guest, piece });
+          }
         }
         if (rng.chance(0.3) && script.length < n)
           script.push({ who: host, piece: plain(this.phrasing.fresh(pack.reactions)) });
@@ -69,7 +130,9 @@ export class ScriptWriter {
       who = this.nextSpeaker(people, who);
       const r = rng.float();
       let piece: Piece;
-      if (r < 0.6) piece = this.phrasing.conceptPiece(concept());
+      if (r < 0.6)
+        piece =
+          this.turns === 'realistic' ? this.longAnswer(concept()) : this.phrasing.conceptPiece(concept());
       else if (r < 0.78)
         piece = rng.chance(0.5)
           ? plain(this.phrasing.fresh(pack.reactions))

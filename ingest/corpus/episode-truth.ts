@@ -54,4 +54,16 @@ export interface GeneratedEpisode {
   entities: EntityRelevanceTruth[];
   /** Concept ids expressed by each line (index = line number - 1). */
   lineConcepts: string[][];
+  /** Long answers (realistic turn lengths) and the concept only their last sentence expresses. */
+  tails: TailTruth[];
+}
+
+export interface TailTruth {
+  episode_id: string;
+  line_number: number;
+  /** Estimated model tokens of the whole line. */
+  tokens: number;
+  concept: string;
+  /** The last sentence, which alone expresses `concept`. */
+  text: string;
 }

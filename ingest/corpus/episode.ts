@@ -15,7 +15,13 @@ import {
 import { Phrasing, type Subject } from './episode-phrasing.ts';
 import { capitalize, join, plain } from './episode-pieces.ts';
 import { EpisodeRecorder } from './episode-recorder.ts';
-import { type ScriptLine, ScriptWriter } from './episode-script.ts';
+import {
+  MONOLOGUE_TOKENS,
+  type ScriptLine,
+  ScriptWriter,
+  speechTokens,
+  type TurnLengths,
+} from './episode-script.ts';
 import type { EntityRelevanceTruth, GeneratedEpisode, SpeakerTruth } from './episode-truth.ts';
 import { hash32, type Rng, stableId } from './rng.ts';
 import type { LanguagePack } from './vocabulary/types.ts';
@@ -43,6 +49,8 @@ export interface EpisodeRequest {
   rng: Rng;
   /** Target transcript length, lines (default 140-320: a 15-35 minute episode). */
   linesPerEpisode?: readonly [number, number];
+  /** Turn lengths (episode-script.ts; default `short`). */
+  turns?: TurnLengths;
   /** How publication dates fall before `asOf` (default `spread`; see `ReleaseSchedule`). */
   schedule?: ReleaseSchedule;
 }
@@ -103,7 +111,7 @@ class EpisodeGenerator {
     const main = rng.pick(topic.concepts);
     this.subject = { topic, main, focus: [], passing: [] };
     this.words = new Phrasing(rng, show, this.subject);
-    this.script = new ScriptWriter(rng, pack, this.catalog, this.subject, this.words);
+    this.script = new ScriptWriter(rng, pack, this.catalog, this.subject, this.words, this.req.turns);
     this.rec = new EpisodeRecorder(rng, this.id, this.subject);
     this.ads = new AdBreaks(rng, show, this.catalog, this.words, this.rec);
 
@@ -379,7 +387,26 @@ class EpisodeGenerator {
     });
   }
 
-  /** The episode's records and ground truth, once it has been spoken. */
+  /** The lines that end with a planted tail (a long answer's last sentence). */
+  private tails(): GeneratedEpisode['tails'] {
+    const planted = [...this.script.tails.values()];
+    if (planted.length === 0) return [];
+    const out: GeneratedEpisode['tails'] = [];
+    for (const line of this.rec.lines) {
+      if (speechTokens(line.text) < MONOLOGUE_TOKENS) continue;
+      const tail = planted.find((t) => line.text.endsWith(t.text));
+      if (!tail) continue;
+      out.push({
+        episode_id: this.id,
+        line_number: line.number,
+        tokens: speechTokens(line.text),
+        concept: tail.concept,
+        text: tail.text,
+      });
+    }
+    return out;
+  }
+
   private records(
     p: { title: string; description: string; slug: string; publishedAt: number },
     cast: Cast,
@@ -466,6 +493,7 @@ class EpisodeGenerator {
       speakers,
       entities,
       lineConcepts: this.rec.lineConcepts,
+      tails: this.tails(),
     };
   }
 

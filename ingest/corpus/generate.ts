@@ -3,6 +3,7 @@ import path from 'node:path';
 import { generateCatalog } from './catalog.ts';
 import { biasEvaluations, chartDays } from './charts.ts';
 import { generateEpisode, type ReleaseSchedule } from './episode.ts';
+import type { TurnLengths } from './episode-script.ts';
 import { NdjsonWriter } from './ndjson-writer.ts';
 import { Rng } from './rng.ts';
 import { addKnownVariants, addSpeechNoise } from './speech-noise.ts';
@@ -37,6 +38,8 @@ export const GROUND_TRUTH_FILES = {
   relevance: 'ground-truth/relevance.ndjson',
   /** Lines a paraphrase query's judgements leave out (they share a word with it): neither relevant nor not. */
   unjudged: 'ground-truth/unjudged.ndjson',
+  /** Long answers (`turns: 'realistic'`) and the concept only their last sentence expresses. */
+  tails: 'ground-truth/tails.ndjson',
 } as const;
 
 export interface GenerateOptions {
@@ -55,6 +58,11 @@ export interface GenerateOptions {
   chartDays?: number;
   /** Transcript length range in lines (default 140-320). */
   linesPerEpisode?: readonly [number, number];
+  /**
+   * Turn lengths: `short` (default; one or two sentences a turn) or `realistic` (long-tailed
+   * guest answers, monologues of 1,000+ tokens with a planted tail; episode-script.ts).
+   */
+  turns?: TurnLengths;
   /** What real speech-to-text does: generic labels, merged turns, misspellings… (speech-noise.ts). */
   speechNoise?: boolean;
   onProgress?: (p: GenerateProgress) => void;
@@ -71,6 +79,8 @@ export interface Manifest {
   format: 'earshot-corpus-ndjson/1';
   generator_version: number;
   speech_noise: boolean;
+  /** Turn lengths (`short` or `realistic`). */
+  turns: TurnLengths;
   seed: number;
   as_of: string;
   /** How publication dates fall before `as_of`. */
@@ -79,6 +89,8 @@ export interface Manifest {
   counts: Record<RecordFileType, number>;
   transcript_lines: number;
   planted_mentions: number;
+  /** Turns of 1,000+ tokens ending with a planted concept (`ground-truth/tails.ndjson`). */
+  planted_tails: number;
   other_sense_occurrences: number;
   queries: number;
   relevance_judgements: number;
@@ -90,7 +102,7 @@ export interface Manifest {
 }
 
 /** Bumped whenever the same seed and sizes would produce different files. */
-export const GENERATOR_VERSION = 6;
+export const GENERATOR_VERSION = 7;
 
 export const PRESETS = {
   /**
@@ -174,6 +186,7 @@ export async function generateCorpus(options: GenerateOptions): Promise<Manifest
 
   let lines = 0;
   let planted = 0;
+  let tails = 0;
   let ambiguousOther = 0;
   let judgements = 0;
   const releases = new Map<string, number[]>();
@@ -196,8 +209,11 @@ export async function generateCorpus(options: GenerateOptions): Promise<Manifest
         rng: root.fork('episode', show.index, e),
         linesPerEpisode: options.linesPerEpisode,
         schedule: options.schedule,
+        ...(options.turns ? { turns: options.turns } : {}),
       });
       if (options.speechNoise) addSpeechNoise(ep, show, catalog, root.fork('noise', show.index, e));
+      for (const t of ep.tails) truth.tails.write(t);
+      tails += ep.tails.length;
       published.push(ep.episode.published_at);
       emit('episode', ep.episode);
       emit('ad_reads', ep.adReads);
@@ -270,6 +286,7 @@ export async function generateCorpus(options: GenerateOptions): Promise<Manifest
     format: 'earshot-corpus-ndjson/1',
     generator_version: GENERATOR_VERSION,
     speech_noise: options.speechNoise ?? false,
+    turns: options.turns ?? 'short',
     seed: options.seed,
     as_of: new Date(asOf).toISOString(),
     schedule: options.schedule ?? 'spread',
@@ -277,6 +294,7 @@ export async function generateCorpus(options: GenerateOptions): Promise<Manifest
     counts,
     transcript_lines: lines,
     planted_mentions: planted - ambiguousOther,
+    planted_tails: tails,
     other_sense_occurrences: ambiguousOther,
     queries: QUERIES.length,
     relevance_judgements: judgements,

@@ -1,4 +1,5 @@
 import type { Catalog, GenPerson, GenPodcast } from './catalog-types.ts';
+import { speechTokens } from './episode-script.ts';
 import type { GeneratedEpisode, PlantedMention, SpeakerTruth } from './episode-truth.ts';
 import { hash32, type Rng } from './rng.ts';
 
@@ -16,6 +17,9 @@ import { hash32, type Rng } from './rng.ts';
  * - consistent misspellings: some people's names are always written one wrong way (the catalog
  *   lists it among the entity's `variants`), others now and then another way it does not list,
  *   that sounds the same (for phonetic matching of multi-word names).
+ *
+ * A planted tail (realistic turn lengths) stays in the ground truth only while its line still
+ * ends with it: a cue's appended figure or a merge that carries the turn on drops it.
  */
 export const NOISE_RATES = {
   genericLabels: 0.5,
@@ -89,6 +93,14 @@ export function addSpeechNoise(ep: GeneratedEpisode, show: GenPodcast, catalog: 
   if (rng.chance(NOISE_RATES.lowercase)) lowercase(ep);
   if (rng.chance(NOISE_RATES.genericLabels)) genericLabels(ep, show);
   recount(ep);
+  keepTails(ep);
+}
+
+/** Planted tails whose line still ends with them, with the line's length after the changes. */
+function keepTails(ep: GeneratedEpisode): void {
+  const kept = ep.tails.filter((t) => ep.transcript.lines[t.line_number - 1]?.text.endsWith(t.text));
+  for (const t of kept) t.tokens = speechTokens(ep.transcript.lines[t.line_number - 1]!.text);
+  ep.tails.splice(0, ep.tails.length, ...kept);
 }
 
 /** Replaces text [start, end) of a line, moving the planted mentions after it. */
@@ -239,6 +251,7 @@ function mergeTurns(ep: GeneratedEpisode, rng: Rng): void {
     }
     m.line_number = renumber(m.line_number);
   }
+  for (const t of ep.tails) t.line_number = renumber(t.line_number);
   const concepts = [...new Set(ep.lineConcepts.slice(from - 1, to).flat())];
   ep.lineConcepts.splice(from - 1, to - from + 1, concepts);
   lines.splice(from - 1, to - from + 1, merged);
@@ -261,6 +274,7 @@ function lowercase(ep: GeneratedEpisode): void {
   if (lines.some((l) => l.text.toLowerCase().length !== l.text.length)) return;
   for (const l of lines) l.text = l.text.toLowerCase();
   for (const m of ep.mentions) m.variant = m.variant.toLowerCase();
+  for (const t of ep.tails) t.text = t.text.toLowerCase();
 }
 
 /** The host's label is the host's name, guests are "Guest" / "Guest 1"…, the ad voice "Unknown". */

@@ -9,8 +9,14 @@ export interface OpenAiEmbeddingsOptions {
   apiKey?: string;
   /** Vector size; when omitted, `open` asks the server once to learn it. */
   dimensions?: number;
-  /** Most inputs per request. */
+  /** Most inputs per request (default 64). */
   batchSize?: number;
+  /**
+   * Requests in flight at once when a call holds more than one batch (default 1). A GPU server
+   * batches what arrives together, so a few requests in flight keep it busy while each answer
+   * travels back.
+   */
+  concurrency?: number;
   /** Per request, headers and body together. */
   timeoutMs?: number;
   /** Further attempts after a 429, a 5xx, a timeout or a network error. */
@@ -75,11 +81,20 @@ export class OpenAiEmbeddings implements EmbeddingsPort {
   async embed(texts: string[]): Promise<Float32Array[]> {
     if (this.#closed) throw new Error('embeddings port is closed');
     const batchSize = this.#options.batchSize ?? 64;
-    const out: Float32Array[] = [];
-    for (let i = 0; i < texts.length; i += batchSize) {
-      out.push(...(await this.#withRetries(texts.slice(i, i + batchSize))));
-    }
-    return out;
+    const batches: string[][] = [];
+    for (let i = 0; i < texts.length; i += batchSize) batches.push(texts.slice(i, i + batchSize));
+    const results = new Array<Float32Array[]>(batches.length);
+    let next = 0;
+    // Each lane takes the next batch until none is left; answers keep their batch's place.
+    const lane = async () => {
+      while (next < batches.length) {
+        const i = next++;
+        results[i] = await this.#withRetries(batches[i]!);
+      }
+    };
+    const lanes = Math.max(1, Math.min(this.#options.concurrency ?? 1, batches.length));
+    await Promise.all(Array.from({ length: lanes }, lane));
+    return results.flat();
   }
 
   async close(): Promise<void> {

@@ -7,12 +7,14 @@ import type {
   Transcript,
 } from '../../schemas/generated/index.ts';
 import { primaryLanguage } from '../../schemas/language-tags.ts';
+import { buildPassages } from './passages.ts';
 import {
   type ClipDoc,
   type EpisodeDocs,
   type EpisodePart,
   entityKey,
   type LineDoc,
+  type PassageDoc,
   type SegmentDoc,
   type SegmentLine,
   type SegmentType,
@@ -195,6 +197,7 @@ export function buildEpisodeDocs(episodeId: string, v: EpisodePartsValue): Episo
   const segmentOfClip = new Map<string, StoredClip['segment']>();
   const segments: SegmentDoc[] = [];
   const lines: LineDoc[] = [];
+  const passages: PassageDoc[] = [];
   const sortedSegments = [...v.segments].sort((a, b) => a.number - b.number);
   for (const seg of sortedSegments) {
     const numbers: number[] = [];
@@ -219,6 +222,18 @@ export function buildEpisodeDocs(episodeId: string, v: EpisodePartsValue): Episo
         segment_type: seg.type as SegmentType,
         number: n,
         text: line.text,
+      });
+    }
+    for (const p of buildPassages(segLines)) {
+      passages.push({
+        ...base,
+        entity_keys,
+        id: `${episodeId}:${p.number}:${p.part}`,
+        segment_id: seg.id,
+        segment_type: seg.type as SegmentType,
+        number: p.number,
+        last_number: p.last_number,
+        text: p.text,
         vector: null,
         vector_key: null,
       });
@@ -297,6 +312,7 @@ export function buildEpisodeDocs(episodeId: string, v: EpisodePartsValue): Episo
     episode: { id: episodeId, podcast_id: v.episode.podcast_id, published_at: publishedAt, entity_keys },
     segments,
     lines,
+    passages,
     clips,
   };
 }

@@ -1,4 +1,4 @@
-import type { ClipDoc, EpisodeDocs, LineDoc, SegmentDoc } from './search-index.ts';
+import type { ClipDoc, EpisodeDocs, PassageDoc, SegmentDoc, VectorBacklog } from './search-index.ts';
 
 /**
  * What both search adapters write for an episode's documents, before each adds what its engine
@@ -6,9 +6,9 @@ import type { ClipDoc, EpisodeDocs, LineDoc, SegmentDoc } from './search-index.t
  * `rev` of the write).
  */
 
-/** A line without its vector (the vector is kept in `line_vectors`, beside a copy of the line). */
-export function lineFields(l: LineDoc): Omit<LineDoc, 'vector'> {
-  const { vector: _v, ...fields } = l;
+/** A passage without its vector (the vector is kept in `passage_vectors`, beside a copy of the passage). */
+export function passageFields(p: PassageDoc): Omit<PassageDoc, 'vector'> {
+  const { vector: _v, ...fields } = p;
   return fields;
 }
 
@@ -53,7 +53,7 @@ export function segmentFields(s: SegmentDoc) {
 
 /** The episodes of `batch` with a line or a clip still waiting for its vector. */
 export function waitingForVectors(batch: EpisodeDocs[]): EpisodeDocs[] {
-  return batch.filter((b) => b.lines.some((l) => !l.vector) || b.clips.some((c) => !c.vector));
+  return batch.filter((b) => b.passages.some((p) => !p.vector) || b.clips.some((c) => !c.vector));
 }
 
 /** Whether the row with this key has its vector: one stored under its key (any, for a row without a key). */
@@ -66,4 +66,19 @@ export function chunks<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
+}
+
+/** The backlog from the counts of rows and of their vectors (a count read mid-write never goes below zero). */
+export function vectorBacklog(
+  passages: number,
+  passageVectors: number,
+  clips: number,
+  clipVectors: number,
+): VectorBacklog {
+  const total = passages + clips;
+  const waiting = {
+    passages: Math.max(0, passages - passageVectors),
+    clips: Math.max(0, clips - clipVectors),
+  };
+  return { ...waiting, total, embedded: total - waiting.passages - waiting.clips };
 }

@@ -13,10 +13,15 @@ export interface Fused<T> {
   ranks: (number | undefined)[];
 }
 
+/**
+ * `rankOf` gives an item's rank in its list (default: its position + 1); items that share a rank
+ * (the lines of one semantic passage) count as one place in their list.
+ */
 export function reciprocalRankFusion<T>(
   lists: readonly (readonly T[])[],
   idOf: (item: T) => string,
   k = RRF_K,
+  rankOf: (item: T, index: number) => number = (_, i) => i + 1,
 ): Fused<T>[] {
   const byId = new Map<string, Fused<T>>();
   lists.forEach((list, l) => {
@@ -30,8 +35,9 @@ export function reciprocalRankFusion<T>(
         entry = { item, score: 0, ranks: new Array(lists.length).fill(undefined) };
         byId.set(id, entry);
       }
-      entry.score += 1 / (k + i + 1);
-      entry.ranks[l] = i + 1;
+      const rank = rankOf(item, i);
+      entry.score += 1 / (k + rank);
+      entry.ranks[l] = rank;
     });
   });
   // Ties (same score) keep a deterministic order: better best rank first, then id.

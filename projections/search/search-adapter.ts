@@ -2,19 +2,20 @@ import type {
   ClipDoc,
   ClipHit,
   ClipOrder,
-  ClipSource,
   EpisodeDocs,
   EpisodePart,
   IndexStats,
   KeywordQuery,
   LineHit,
-  LineSource,
   NameHit,
   NameQuery,
+  PassageHit,
   SearchFilter,
   SearchIndex,
   SegmentDoc,
   VectorBacklog,
+  VectorKind,
+  VectorSource,
   VectorUpdate,
 } from './search-index.ts';
 
@@ -27,7 +28,7 @@ export type SearchReads = Pick<
   | 'vectorSources'
   | 'vectorBacklog'
   | 'keywordLines'
-  | 'vectorLines'
+  | 'vectorPassages'
   | 'filterSegments'
   | 'getSegments'
   | 'vectorClips'
@@ -60,7 +61,7 @@ export abstract class SearchAdapter implements SearchReads {
     return this.inTurn(() => this.replaceEpisodesNow(batch));
   }
 
-  putVectors(kind: 'lines' | 'clips', updates: VectorUpdate[]): Promise<number> {
+  putVectors(kind: VectorKind, updates: VectorUpdate[]): Promise<number> {
     return this.inTurn(() => this.putVectorsNow(kind, updates));
   }
 
@@ -69,7 +70,7 @@ export abstract class SearchAdapter implements SearchReads {
   }
 
   protected abstract replaceEpisodesNow(batch: EpisodeDocs[]): Promise<void>;
-  protected abstract putVectorsNow(kind: 'lines' | 'clips', updates: VectorUpdate[]): Promise<number>;
+  protected abstract putVectorsNow(kind: VectorKind, updates: VectorUpdate[]): Promise<number>;
   protected abstract settleVectorsNow(episodeIds: string[]): Promise<void>;
 
   getParts(episodeIds: string[]): Promise<EpisodePart[]> {
@@ -84,7 +85,7 @@ export abstract class SearchAdapter implements SearchReads {
     return this.reads.pendingVectorEpisodes(limit);
   }
 
-  vectorSources(episodeIds: string[]): Promise<{ lines: LineSource[]; clips: ClipSource[] }> {
+  vectorSources(episodeIds: string[]): Promise<{ passages: VectorSource[]; clips: VectorSource[] }> {
     return this.reads.vectorSources(episodeIds);
   }
 
@@ -96,13 +97,13 @@ export abstract class SearchAdapter implements SearchReads {
     return this.reads.keywordLines(query, filter, limit);
   }
 
-  vectorLines(
+  vectorPassages(
     vector: Float32Array,
     filter: SearchFilter,
     limit: number,
     options: { withVectors?: boolean } = {},
-  ): Promise<LineHit[]> {
-    return this.reads.vectorLines(vector, filter, limit, options);
+  ): Promise<PassageHit[]> {
+    return this.reads.vectorPassages(vector, filter, limit, options);
   }
 
   filterSegments(filter: SearchFilter, limit: number, offset: number): Promise<LineHit[]> {

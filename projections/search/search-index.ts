@@ -8,25 +8,30 @@ import type { ClipType, SegmentType } from '../../schemas/event-enums.ts';
  * Layout, identical on both engines:
  *
  * - `lines`: one document per transcript line inside a segment — BM25 text (positions kept for
- *   phrases), the key of the vector it should have, and the filter fields of its segment and
- *   episode. Keyword search ranks lines; the query layer groups them into segments.
- * - `line_vectors`: one document per line that has its vector — the vector, its key, and the
- *   line's filter fields (and text). Semantic search ranks these. Vectors live apart from the
- *   text so that writing one never rewrites a line: on LanceDB an updated row leaves the
- *   full-text index until the next refresh, so phrase queries would miss it meanwhile.
+ *   phrases) and the filter fields of its segment and episode. Keyword search ranks lines; the
+ *   query layer groups them into segments.
+ * - `passages`: what semantic search embeds (passages.ts): a segment's lines cut into passages of
+ *   about 128 model tokens with overlap (short lines share one, a long turn spans several), each
+ *   with the lines it covers, its text, the key of the vector it should have and the filter
+ *   fields of its segment and episode.
+ * - `passage_vectors`: one document per passage that has its vector — the vector, its key, and
+ *   the passage's fields. Semantic search ranks these and shows each hit as the lines it covers.
+ *   Vectors live apart from the text so that writing one never rewrites a row: on LanceDB an
+ *   updated row leaves the full-text index until the next refresh, so phrase queries would miss
+ *   it meanwhile.
  * - `segments`: one document per segment, holding what a result shows (lines with speakers and
  *   mentions, the segment's clips) plus the same filter fields, for filter-only queries.
  * - `clips`: one document per clip — filter fields, engagement, the embedded clip text; its vector
  *   in `clip_vectors`, beside the same filter fields.
  * - `episodes`: one small document per episode with its entity keys (mention counts).
- * - `pending`: the episodes with lines or clips still waiting for a vector (the vector filler's
- *   work list).
+ * - `pending`: the episodes with passages or clips still waiting for a vector (the vector
+ *   filler's work list).
  * - `names`: people, companies, knowledge-graph entities and podcasts by every name they go by.
  * - `parts`: the latest event of each kind per episode, so an episode's documents can be
  *   rebuilt whichever of its events arrives last.
  *
- * Every document id is derived from the event (segment id, `episode:line`, clip id, entity or
- * podcast id), and an episode's documents are replaced as a whole, so replaying topics leaves
+ * Every document id is derived from the event (segment id, `episode:line`,
+ * `episode:line:part` for passages, clip id, entity or podcast id), and an episode's documents are replaced as a whole, so replaying topics leaves
  * the index as it was.
  */
 
@@ -97,9 +102,21 @@ export interface LineDoc extends EpisodeFields {
   segment_type: SegmentType;
   number: number;
   text: string;
-  /** Contextual vector (see vectors.ts), compared by dot product; null without a model. */
+}
+
+/** A passage of a segment's lines (passages.ts): what semantic search embeds and ranks. */
+export interface PassageDoc extends EpisodeFields {
+  /** `<episode id>:<first line number>:<part>` */
+  id: string;
+  segment_id: string;
+  segment_type: SegmentType;
+  /** First and last line the passage covers. */
+  number: number;
+  last_number: number;
+  text: string;
+  /** Its embedding, compared by dot product; null until the vector filler gives it one. */
   vector: Float32Array | null;
-  /** What the vector was computed from (model, recipe, the line and its neighbours). */
+  /** What the vector is computed from (passageVectorKey: the recipe and the text). */
   vector_key: string | null;
 }
 
@@ -142,6 +159,7 @@ export interface EpisodeDocs {
   episode: EpisodeDoc;
   segments: SegmentDoc[];
   lines: LineDoc[];
+  passages: PassageDoc[];
   clips: ClipDoc[];
 }
 
@@ -208,7 +226,11 @@ export interface LineHit {
   published_at: number;
   /** BM25 score (keyword) or dot product (vector); comparable within one list only. */
   score: number;
-  /** With `withVectors`: the line's text and stored vector. */
+}
+
+/** A passage found by vector: its first line (`number`), its last, and with `withVectors` its text and vector. */
+export interface PassageHit extends LineHit {
+  last_number: number;
   text?: string;
   vector?: Float32Array;
 }
@@ -233,18 +255,8 @@ export interface NameHit {
 
 export type ClipOrder = 'engagement' | 'recency';
 
-/** A line as the vector filler reads it: enough to compute its contextual vector. */
-export interface LineSource {
-  id: string;
-  episode_id: string;
-  segment_id: string;
-  number: number;
-  text: string;
-  vector_key: string | null;
-  has_vector: boolean;
-}
-
-export interface ClipSource {
+/** A passage or clip as the vector filler reads it: enough to compute its vector. */
+export interface VectorSource {
   id: string;
   episode_id: string;
   text: string;
@@ -252,7 +264,10 @@ export interface ClipSource {
   has_vector: boolean;
 }
 
-/** A vector for one line or clip, valid only while the row still carries `vector_key`. */
+/** What carries vectors: passages (dialogue search) and clips (clip search). */
+export type VectorKind = 'passages' | 'clips';
+
+/** A vector for one passage or clip, valid only while the row still carries `vector_key`. */
 export interface VectorUpdate {
   id: string;
   vector_key: string;
@@ -260,15 +275,19 @@ export interface VectorUpdate {
 }
 
 export interface VectorBacklog {
-  /** Lines without a vector. */
-  lines: number;
+  /** Passages without a vector. */
+  passages: number;
   /** Clips without a vector. */
   clips: number;
+  /** Passages and clips with their vector, of `total`. */
+  embedded: number;
+  total: number;
 }
 
 export interface IndexStats {
   lines: number;
-  linesWithVectors: number;
+  passages: number;
+  passagesWithVectors: number;
   segments: number;
   clips: number;
   names: number;
@@ -306,36 +325,36 @@ export interface SearchIndex {
   scheduleRefresh(): void;
 
   /**
-   * Episodes (at most `limit`) holding lines or clips without a vector: the vector filler's next
-   * work. Rows get their vectors after they are indexed (search-vector-filler.ts); an episode
+   * Episodes (at most `limit`) holding passages or clips without a vector, newest published first
+   * (a backfill of older episodes yields to fresh ones): the vector filler's next work. Rows get their vectors after they are indexed (search-vector-filler.ts); an episode
    * leaves this list through `settleVectors`.
    */
   pendingVectorEpisodes(limit: number): Promise<string[]>;
-  /** Every line and clip of these episodes with its text, vector key and whether it has a vector. */
-  vectorSources(episodeIds: string[]): Promise<{ lines: LineSource[]; clips: ClipSource[] }>;
+  /** Every passage and clip of these episodes with its text, vector key and whether it has a vector. */
+  vectorSources(episodeIds: string[]): Promise<{ passages: VectorSource[]; clips: VectorSource[] }>;
   /**
-   * Gives vectors to lines or clips that have none and still carry the update's `vector_key` (or
-   * no key); a row replaced meanwhile by a different one is left alone. The vectors are stored
+   * Gives vectors to passages or clips that have none and still carry the update's `vector_key`
+   * (or no key); a row replaced meanwhile by a different one is left alone. The vectors are stored
    * beside the rows, which stay as they are (phrase queries keep finding them). Returns the
    * vectors written.
    */
-  putVectors(kind: 'lines' | 'clips', updates: VectorUpdate[]): Promise<number>;
+  putVectors(kind: VectorKind, updates: VectorUpdate[]): Promise<number>;
   /**
-   * Takes off the pending list (`pendingVectorEpisodes`) those of these episodes whose every line
-   * and clip now has its vector; the others stay on it.
+   * Takes off the pending list (`pendingVectorEpisodes`) those of these episodes whose every
+   * passage and clip now has its vector; the others stay on it.
    */
   settleVectors(episodeIds: string[]): Promise<void>;
-  /** Lines and clips still without a vector. */
+  /** Passages and clips still without a vector, and how many have one. */
   vectorBacklog(): Promise<VectorBacklog>;
 
   keywordLines(query: KeywordQuery, filter: SearchFilter, limit: number): Promise<LineHit[]>;
-  /** Lines by dot product with `vector`; `withVectors` adds each hit's text and vector. */
-  vectorLines(
+  /** Passages by dot product with `vector`; `withVectors` adds each hit's text and vector. */
+  vectorPassages(
     vector: Float32Array,
     filter: SearchFilter,
     limit: number,
     options?: { withVectors?: boolean },
-  ): Promise<LineHit[]>;
+  ): Promise<PassageHit[]>;
   /** Segments matching a filter, newest first. */
   filterSegments(filter: SearchFilter, limit: number, offset: number): Promise<LineHit[]>;
   getSegments(ids: string[]): Promise<SegmentDoc[]>;
@@ -375,6 +394,15 @@ export const KEY_FILTERS = [
 
 export const FILTER_FIELDS = {
   lines: {
+    episodeIds: 'episode_id',
+    podcastIds: 'podcast_id',
+    segmentTypes: 'segment_type',
+    segmentIds: 'segment_id',
+    publishedFrom: 'published_at',
+    publishedBefore: 'published_at',
+    keys: 'entity_keys',
+  },
+  passages: {
     episodeIds: 'episode_id',
     podcastIds: 'podcast_id',
     segmentTypes: 'segment_type',

@@ -4,8 +4,9 @@ import { ok, skip } from '../../processors/step-result.ts';
 import type { Entity, Podcast } from '../../schemas/generated/index.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import { buildEpisodeDocs, compactPart, type EpisodePartName, parseParts } from './episode-documents.ts';
+import { passageVectorKey } from './passages.ts';
 import type { EpisodeDocs, EpisodePart, NameDoc, SearchIndex } from './search-index.ts';
-import { clipVectorKey, lineVectorKey } from './vectors.ts';
+import { clipVectorKey } from './vectors.ts';
 
 const PART_BY_TOPIC: Record<string, EpisodePartName> = {
   [TOPICS.episodes.name]: 'episode',
@@ -47,11 +48,11 @@ export class VectorCache {
 export interface SearchProjectorStats {
   episodesIndexed: number;
   linesIndexed: number;
-  /** Distinct texts the vector filler had the model embed. */
+  /** Distinct passage and clip texts the vector filler had the model embed. */
   textsEmbedded: number;
-  /** Vectors kept from the index when an episode was rebuilt with the same text in the same context. */
+  /** Vectors kept from the index when an episode was rebuilt with the same passage or clip text. */
   vectorsReused: number;
-  /** Line and clip vectors the vector filler wrote. */
+  /** Passage and clip vectors the vector filler wrote. */
   vectorsWritten: number;
   /** Time in the model (vector filler). */
   embedMs: number;
@@ -82,30 +83,14 @@ export interface SearchProjectorOptions {
 
 export interface PartItem extends EpisodePart {}
 
-/** Lines grouped by segment, each group in line order: the unit contextual vectors are computed over. */
-export function segmentRuns<T extends { segment_id: string; number: number }>(lines: T[]): T[][] {
-  const bySegment = new Map<string, T[]>();
-  for (const l of lines) {
-    let run = bySegment.get(l.segment_id);
-    if (!run) {
-      run = [];
-      bySegment.set(l.segment_id, run);
-    }
-    run.push(l);
-  }
-  const runs = [...bySegment.values()];
-  for (const run of runs) run.sort((a, b) => a.number - b.number);
-  return runs;
-}
-
 /**
  * Projects episode events (published, transcript, segments, clips, mentions, speakers) into the
  * search index. Each event replaces its episode's stored part; the episode's documents are then
  * rebuilt from all its parts and replace the old ones, so any arrival order and any replay give
  * the same index.
  *
- * The projector never waits for the embeddings model: every line and clip is keyed by what its
- * vector would be computed from (vectors.ts), a vector the index already holds under the same key
+ * The projector never waits for the embeddings model: every passage and clip is keyed by what its
+ * vector would be computed from (passages.ts, vectors.ts), a vector the index already holds under the same key
  * is kept, and the rest are written without one. The vector filler (search-vector-filler.ts) then
  * embeds those rows and sets their vectors, so keyword search is current as soon as the events
  * are indexed and semantic search follows.
@@ -161,19 +146,14 @@ export function searchProjector(options: SearchProjectorOptions): ProcessorDefin
   };
 }
 
-/** Keys every line and clip by what its vector is computed from, and keeps the vectors the index has. */
+/** Keys every passage and clip by what its vector is computed from, and keeps the vectors the index has. */
 async function keepStoredVectors(
   batch: EpisodeDocs[],
   index: SearchIndex,
   stats: SearchProjectorStats,
 ): Promise<void> {
   for (const b of batch) {
-    for (const lines of segmentRuns(b.lines)) {
-      const texts = lines.map((l) => l.text);
-      lines.forEach((l, i) => {
-        l.vector_key = lineVectorKey(texts, i);
-      });
-    }
+    for (const p of b.passages) p.vector_key = passageVectorKey(p.text);
     for (const c of b.clips) c.vector_key = clipVectorKey(c.text);
   }
   const stored = await index.storedVectors(batch.map((b) => b.episode_id));
@@ -187,7 +167,7 @@ async function keepStoredVectors(
     }
   };
   for (const b of batch) {
-    for (const l of b.lines) keep(l);
+    for (const p of b.passages) keep(p);
     for (const c of b.clips) keep(c);
   }
 }

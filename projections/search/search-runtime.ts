@@ -40,7 +40,10 @@ export interface SearchStatus {
   /** Whether semantic (and hybrid) requests are answered now. */
   semantic: boolean;
   semantic_state: SemanticState;
-  /** Lines and clips still waiting for their vector, as last counted. */
+  /**
+   * Passages and clips still waiting for their vector, and of all (`total`) how many have one
+   * (`embedded`), as last counted.
+   */
   vector_backlog?: VectorBacklog;
   model?: string;
   dimensions?: number;
@@ -58,7 +61,7 @@ export interface StartVectorsOptions {
   indexingCaughtUp: () => Promise<boolean>;
   logger: Logger;
   /**
-   * How often the backlog is counted while catching up (default 1000 ms; 10× that afterwards);
+   * How often the backlog is counted while vectors are missing (default 1000 ms; twice that when none are);
    * a quarter of it until keyword search is ready.
    */
   pollMs?: number;
@@ -188,7 +191,7 @@ export class SearchRuntime {
       if (this.keywordCurrent) this.filler?.start();
       if (!this.embeddings.query && !this.embeddings.indexing) return;
       this.backlog = await index.vectorBacklog();
-      if (!this.vectorsReady && indexed && this.backlog.lines + this.backlog.clips === 0) {
+      if (!this.vectorsReady && indexed && this.backlog.embedded === this.backlog.total) {
         this.vectorsReady = true;
         options.logger.info(
           { ...this.status(), catchUpMs: Date.now() - started, vectors: this.filler?.stats },
@@ -210,7 +213,12 @@ export class SearchRuntime {
               if (this.monitor) loop();
             });
         },
-        !this.keywordCurrent ? poll / 4 : this.vectorsReady ? poll * 10 : poll,
+        // Counted every `poll` while vectors are missing, so that answers report their coverage.
+        !this.keywordCurrent
+          ? poll / 4
+          : this.vectorsReady && this.backlog?.embedded === this.backlog?.total
+            ? poll * 2
+            : poll,
       );
       this.monitor.unref();
     };
@@ -254,8 +262,19 @@ export class SearchRuntime {
     if (state === 'unavailable') return this.reason ?? 'no embeddings model';
     const b = this.backlog;
     return b
-      ? `the search index is still embedding what it indexed before the model was ready (${b.lines} lines and ${b.clips} clips to go)`
+      ? `the search index is still embedding what it indexed before the model was ready (${b.passages} passages and ${b.clips} clips to go)`
       : 'the search index is still embedding what it indexed before the model was ready';
+  }
+
+  /**
+   * How much of the index has vectors while some of it has none (`embedded` of `total` passages
+   * and clips, as last counted); undefined once every row has its vector or when not counted.
+   * Semantic and hybrid answers carry it (`semantic_coverage`).
+   */
+  semanticCoverage(): { embedded: number; total: number } | undefined {
+    const b = this.backlog;
+    if (!b || b.embedded >= b.total) return undefined;
+    return { embedded: b.embedded, total: b.total };
   }
 
   semanticState(): SemanticState {

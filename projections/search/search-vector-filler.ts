@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
 import type { EmbeddingsPort } from '../embeddings/embeddings-port.ts';
-import type { ClipSource, LineSource, SearchIndex, VectorUpdate } from './search-index.ts';
-import { emptySearchStats, type SearchProjectorStats, segmentRuns, VectorCache } from './search-projector.ts';
-import { clipVectorKey, contextualVectors, lineVectorKey } from './vectors.ts';
+import { passageVectorKey } from './passages.ts';
+import type { SearchIndex, VectorSource, VectorUpdate } from './search-index.ts';
+import { emptySearchStats, type SearchProjectorStats, VectorCache } from './search-projector.ts';
+import { clipVectorKey } from './vectors.ts';
 
 export interface VectorFillerOptions {
   index: () => SearchIndex;
@@ -30,13 +31,13 @@ export interface PassResult {
 }
 
 /**
- * The vector filler: the catch-up pass that gives indexed lines and clips their vectors.
+ * The vector filler: the catch-up pass that gives indexed passages and clips their vectors.
  *
  * The search projector indexes text without waiting for the model (keyword search is current at
  * once); this loop asks the index which episodes still hold rows without a vector, reads those
- * episodes' lines and clips, embeds the texts not already in memory, computes each line's
- * contextual vector from its segment (vectors.ts) and writes the vectors, a pass of a few episodes
- * at a time. Each pass commits on its own, so a crash loses at most the pass in flight: the rows
+ * episodes' passages and clips, embeds the distinct texts not already in memory (an identical
+ * passage — an intro, an ad read — is embedded once) and writes the vectors, a pass of a few
+ * episodes at a time. Each pass commits on its own, so a crash loses at most the pass in flight: the rows
  * stay without a vector and the next start picks them up again.
  *
  * A vector is written only to a row that still carries the key it was computed for, so a row the
@@ -127,26 +128,24 @@ export class VectorFiller {
     const passStarted = performance.now();
     const episodeIds = await index.pendingVectorEpisodes(this.options.episodesPerPass ?? 16);
     if (episodeIds.length === 0) return { episodes: 0, written: 0 };
-    const { lines, clips } = await index.vectorSources(episodeIds);
-    const plan = planVectors(lines, clips);
-    if (plan.segments.length === 0 && plan.clips.length === 0) {
+    const { passages, clips } = await index.vectorSources(episodeIds);
+    const plan = [...planVectors('passages', passages), ...planVectors('clips', clips)];
+    if (plan.length === 0) {
       // Every row has its vector (the episode leaves the list), or only rows read mid-replacement
-      // remain: their keys did not match their context. Retry later.
+      // remain: their keys did not match their text. Retry later.
       await index.settleVectors(episodeIds);
       return { episodes: episodeIds.length, written: 0 };
     }
 
-    // Own embeddings of every text needed: from memory, else from the model.
+    // Own embeddings of every distinct text: from memory, else from the model.
     const own = new Map<string, Float32Array>();
     const missing = new Set<string>();
-    const want = (text: string) => {
-      if (own.has(text) || missing.has(text)) return;
+    for (const { text } of plan) {
+      if (own.has(text) || missing.has(text)) continue;
       const v = this.cache.get(text);
       if (v) own.set(text, v);
       else missing.add(text);
-    };
-    for (const seg of plan.segments) for (const l of seg.lines) want(l.text);
-    for (const c of plan.clips) want(c.text);
+    }
     const texts = [...missing];
     const batch = this.options.embedBatch ?? 256;
     const embedStarted = performance.now();
@@ -163,22 +162,14 @@ export class VectorFiller {
     const embedMs = performance.now() - embedStarted;
     this.stats.embedMs += embedMs;
 
-    const lineUpdates: VectorUpdate[] = [];
-    for (const seg of plan.segments) {
-      const contextual = contextualVectors(seg.lines.map((l) => own.get(l.text)!));
-      seg.lines.forEach((l, i) => {
-        if (seg.pending.has(i))
-          lineUpdates.push({ id: l.id, vector_key: seg.keys[i]!, vector: contextual[i]! });
-      });
-    }
-    const clipUpdates: VectorUpdate[] = plan.clips.map((c) => ({
-      id: c.id,
-      vector_key: c.key,
-      vector: own.get(c.text)!,
-    }));
+    const updates = (kind: 'passages' | 'clips'): VectorUpdate[] =>
+      plan
+        .filter((p) => p.kind === kind)
+        .map((p) => ({ id: p.id, vector_key: p.key, vector: own.get(p.text)! }));
     const writeStarted = performance.now();
     const written =
-      (await index.putVectors('lines', lineUpdates)) + (await index.putVectors('clips', clipUpdates));
+      (await index.putVectors('passages', updates('passages'))) +
+      (await index.putVectors('clips', updates('clips')));
     await index.settleVectors(episodeIds);
     index.scheduleRefresh();
     const writeMs = performance.now() - writeStarted;
@@ -217,38 +208,21 @@ export class VectorFiller {
   }
 }
 
-interface SegmentPlan {
-  lines: LineSource[];
-  keys: string[];
-  /** Positions (in `lines`) of the lines to write. */
-  pending: Set<number>;
-}
-
 /**
- * What a pass computes: each segment with a line lacking a vector, and each such clip — provided
- * the key the row carries is the key of the texts read with it. A mismatch means the rows were read
- * while the projector was replacing them; they are left for a later pass.
+ * What a pass computes: each passage or clip lacking a vector — provided the key the row carries
+ * is the key of the text read with it. A mismatch means the row was read while the projector was
+ * replacing it; it is left for a later pass.
  */
 export function planVectors(
-  lines: LineSource[],
-  clips: ClipSource[],
-): { segments: SegmentPlan[]; clips: (ClipSource & { key: string })[] } {
-  const segments: SegmentPlan[] = [];
-  for (const run of segmentRuns(lines)) {
-    if (run.every((l) => l.has_vector)) continue;
-    const texts = run.map((l) => l.text);
-    const keys = run.map((_, i) => lineVectorKey(texts, i));
-    const pending = new Set<number>();
-    run.forEach((l, i) => {
-      if (!l.has_vector && (l.vector_key === null || l.vector_key === keys[i])) pending.add(i);
-    });
-    if (pending.size > 0) segments.push({ lines: run, keys, pending });
+  kind: 'passages' | 'clips',
+  rows: VectorSource[],
+): (VectorSource & { kind: 'passages' | 'clips'; key: string })[] {
+  const keyOf = kind === 'passages' ? passageVectorKey : clipVectorKey;
+  const out: (VectorSource & { kind: 'passages' | 'clips'; key: string })[] = [];
+  for (const r of rows) {
+    if (r.has_vector) continue;
+    const key = keyOf(r.text);
+    if (r.vector_key === null || r.vector_key === key) out.push({ ...r, kind, key });
   }
-  const out: (ClipSource & { key: string })[] = [];
-  for (const c of clips) {
-    if (c.has_vector) continue;
-    const key = clipVectorKey(c.text);
-    if (c.vector_key === null || c.vector_key === key) out.push({ ...c, key });
-  }
-  return { segments, clips: out };
+  return out;
 }

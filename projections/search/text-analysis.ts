@@ -1,25 +1,71 @@
-import { foldToAscii } from '../../schemas/text-folding.ts';
 import type { KeywordQuery } from './search-index.ts';
 
 /**
- * The analyser both engines apply to indexed text and queries, restated here for the few places
- * the query layer needs it (parsing queries, name matching):
+ * The one analyser of search text: the search projector runs it on what it indexes (lines and
+ * names) and the query layer on every query, and both engines only split its output at spaces
+ * (LanceDB: the `whitespace` tokenizer without lower-casing, folding or stemming; OpenSearch: the
+ * `whitespace` tokenizer without filters), so a word is indexed and looked up as the same token on
+ * LanceDB and OpenSearch alike:
  *
- *   split on every character that is not a letter or a digit → lower case → fold accents to
- *   ASCII (é → e, ß → ss: `foldToAscii`) → drop tokens longer than 40 characters.
+ * 1. lower case, compatibility decomposition (NFKD: ﬁ → fi, ² → 2);
+ * 2. combining marks dropped where they are accents — after a Latin or Greek letter
+ *    (é → e, ά → α), Arabic harakat and the tatweel, Hebrew points — and kept where they
+ *    are part of the letter, as the vowel signs of Devanagari and other Indic scripts are
+ *    ("किसान" stays one word with its signs); then recomposed (NFC);
+ * 3. Latin letters without a decomposition spelled in ASCII (ß → ss, æ → ae, ø → o);
+ * 4. words: runs of letters, combining marks and digits; each Han, Hiragana or Katakana character
+ *    is a word of its own (as Lucene's standard tokenizer does), so a Chinese or Japanese word is
+ *    found as a phrase of its characters ("東京" within "東京都に住んでいます");
+ * 5. words longer than 40 characters are dropped.
  *
  * No stemming and no stop words: a quoted phrase matches exactly those words in that order.
- * LanceDB: the `simple` tokenizer with `lowercase`, `asciiFolding`, positions, no stemming and no
- * stop-word removal. OpenSearch: a `pattern` tokenizer on `[^\p{L}\p{N}]+` with the `lowercase`,
- * `asciifolding` and `length` (max 40) filters.
  */
 export const MAX_TOKEN_LENGTH = 40;
 
-/** Words of `text` as the engines index them. */
+/** Accents: marks after a Latin or Greek letter. */
+const ACCENTS = /(?<=[\p{Script=Latin}\p{Script=Greek}]\p{M}*)\p{M}/gu;
+/** Arabic harakat, superscript alef and tatweel; Hebrew points and cantillation. */
+const VOWEL_POINTS = /[\u064B-\u065F\u0670\u0640\u0591-\u05BD\u05BF\u05C1\u05C2\u05C4\u05C5\u05C7]/gu;
+const WORDS = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[\p{L}\p{M}\p{N}]+/gu;
+const IDEOGRAPHIC = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+
+const LETTERS_TO_ASCII: Record<string, string> = {
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ł: 'l',
+  ı: 'i',
+};
+
+/** `text` normalised as the analyser compares it (steps 1-3), before it is cut into words. */
+export function normalizeText(text: string): string {
+  return text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(ACCENTS, '')
+    .replace(VOWEL_POINTS, '')
+    .normalize('NFC')
+    .replace(/[ßæœøđðþłı]/g, (c) => LETTERS_TO_ASCII[c] ?? c);
+}
+
+/** Words of `text` as they are indexed and searched. */
 export function analyze(text: string): string[] {
-  return foldToAscii(text)
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((t) => t.length > 0 && t.length <= MAX_TOKEN_LENGTH);
+  const out: string[] = [];
+  for (const m of normalizeText(text).matchAll(WORDS)) {
+    // A run that starts with a mark (a stray sign after punctuation) keeps only its letters.
+    const word = IDEOGRAPHIC.test(m[0]) ? m[0] : m[0].replace(/^\p{M}+/u, '');
+    if (word.length > 0 && word.length <= MAX_TOKEN_LENGTH) out.push(word);
+  }
+  return out;
+}
+
+/** What an engine indexes for `text`: its words, space-separated (the engines split at spaces only). */
+export function indexTerms(text: string): string {
+  return analyze(text).join(' ');
 }
 
 /**

@@ -10,6 +10,7 @@ import { apiBench } from './api.bench.ts';
 import type { Bench, BenchResult } from './bench.ts';
 import { meets } from './bench.ts';
 import { dashboardBench } from './dashboard.bench.ts';
+import { embeddingsBench } from './embeddings.bench.ts';
 import { eventLogBench } from './event-log.bench.ts';
 import { ingestBench } from './ingest.bench.ts';
 import { mcpBench } from './mcp.bench.ts';
@@ -33,6 +34,7 @@ export const BENCHES: Bench[] = [
   alertsE2eBench,
   searchRelevanceBench,
   searchLatencyBench,
+  embeddingsBench,
   mentionsBench,
   speakersBench,
   realSpeechBench,

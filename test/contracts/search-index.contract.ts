@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEpisodeDocs, type EpisodePartsValue } from '../../projections/search/episode-documents.ts';
-import type { EpisodeDocs, NameDoc, NameKind, SearchIndex } from '../../projections/search/search-index.ts';
+import type {
+  EpisodeDocs,
+  NameDoc,
+  NameKind,
+  PassageDoc,
+  SearchIndex,
+} from '../../projections/search/search-index.ts';
 import { analyze as analyzeWords, parseKeywordQuery } from '../../projections/search/text-analysis.ts';
 
 export interface SearchIndexFixture {
@@ -107,11 +113,23 @@ export function episode(
     mentions: opts.mentions ?? [],
     speakers: (opts.speakers ?? []) as never,
   })!;
-  for (const l of docs.lines) {
+  // One passage per line, with the line's hand-written vector (the passage builder has its own
+  // tests; here each adapter's storage and ranking of passages is what is checked).
+  const template = docs.passages[0]!;
+  docs.passages = docs.lines.map((l): PassageDoc => {
     const v = vectors.get(l.text);
-    l.vector = v ? unit(V[v]) : null;
-    l.vector_key = v ? `line:${l.text}` : null;
-  }
+    return {
+      ...template,
+      id: `${l.id}:0`,
+      segment_id: l.segment_id,
+      segment_type: l.segment_type,
+      number: l.number,
+      last_number: l.number,
+      text: l.text,
+      vector: v ? unit(V[v]) : null,
+      vector_key: v ? `line:${l.text}` : null,
+    };
+  });
   for (const c of docs.clips) {
     const spec = opts.clips!.find((x) => x.id === c.id)!;
     c.vector = spec.v ? unit(V[spec.v]) : null;
@@ -236,6 +254,9 @@ const NAMES: NameDoc[] = [
 ];
 
 const ids = (hits: { id: string }[]) => hits.map((h) => h.id);
+/** The first line of each passage hit, as a line id. */
+const lineIds = (hits: { episode_id: string; number: number }[]) =>
+  hits.map((h) => `${h.episode_id}:${h.number}`);
 const sorted = (xs: string[]) => [...xs].sort();
 
 /** The behaviour every search index adapter must have. */
@@ -255,7 +276,7 @@ export function searchIndexContract(adapter: string, setup: () => Promise<Search
 
     it('answers empty on an empty index', async () => {
       expect(await index.keywordLines(parseKeywordQuery('quarter'), {}, 10)).toEqual([]);
-      expect(await index.vectorLines(unit(V.money), {}, 10)).toEqual([]);
+      expect(await index.vectorPassages(unit(V.money), {}, 10)).toEqual([]);
       expect(await index.filterSegments({}, 10, 0)).toEqual([]);
       expect(await index.listClips({}, 'engagement', 10, 0)).toEqual([]);
       expect(await index.searchNames({ words: ['nvidia'], kinds: ['company'] }, 10)).toEqual([]);
@@ -266,7 +287,7 @@ export function searchIndexContract(adapter: string, setup: () => Promise<Search
       await index.replaceEpisodes(corpus());
       await index.refresh();
       const once = await index.stats();
-      expect(once).toMatchObject({ lines: 11, linesWithVectors: 10, segments: 5, clips: 4 });
+      expect(once).toMatchObject({ lines: 11, passages: 11, passagesWithVectors: 10, segments: 5, clips: 4 });
       // Replaying the same episodes leaves the index as it was.
       await index.replaceEpisodes(corpus());
       await index.refresh();
@@ -347,26 +368,32 @@ export function searchIndexContract(adapter: string, setup: () => Promise<Search
       expect(ids(await index.keywordLines(q, { episodeIds: [] }, 10))).toEqual([]);
     });
 
-    it('ranks lines by dot product, skipping lines without a vector, with filters', async () => {
-      const hits = await index.vectorLines(unit(V.money), {}, 4);
-      expect(sorted(ids(hits.slice(0, 4)))).toEqual(['ep_a:2', 'ep_a:4', 'ep_b:1', 'ep_c:1']);
+    it('ranks passages by dot product, skipping those without a vector, with filters', async () => {
+      const hits = await index.vectorPassages(unit(V.money), {}, 4);
+      expect(sorted(lineIds(hits.slice(0, 4)))).toEqual(['ep_a:2', 'ep_a:4', 'ep_b:1', 'ep_c:1']);
       expect(hits[0]!.score).toBeCloseTo(1, 5);
-      const all = await index.vectorLines(unit(V.money), {}, 100);
+      const all = await index.vectorPassages(unit(V.money), {}, 100);
       expect(all).toHaveLength(10);
-      expect(all.map((h) => h.id)).not.toContain('ep_c:2');
+      expect(lineIds(all)).not.toContain('ep_c:2');
       for (let i = 1; i < all.length; i++)
         expect(all[i]!.score).toBeLessThanOrEqual(all[i - 1]!.score + 1e-6);
-      const filtered = await index.vectorLines(
+      const filtered = await index.vectorPassages(
         unit(V.money),
         { podcastIds: ['pod_1'], segmentTypes: ['INTERVIEW'] },
         5,
       );
-      expect(ids(filtered)).toEqual(['ep_c:1']);
+      expect(ids(filtered)).toEqual(['ep_c:1:0']);
+      expect(filtered[0]).toMatchObject({
+        episode_id: 'ep_c',
+        segment_id: 'ep_c_s1',
+        number: 1,
+        last_number: 1,
+      });
       // Dot product: a longer vector in the same direction scores higher.
-      const scaled = await index.vectorLines(Float32Array.from([2, 0, 0, 0]), { episodeIds: ['ep_c'] }, 1);
+      const scaled = await index.vectorPassages(Float32Array.from([2, 0, 0, 0]), { episodeIds: ['ep_c'] }, 1);
       expect(scaled[0]!.score).toBeCloseTo(2, 4);
-      const [withVector] = await index.vectorLines(unit(V.food), {}, 1, { withVectors: true });
-      expect(withVector).toMatchObject({ id: 'ep_b:3', text: expect.stringContaining('Crumb Bakery') });
+      const [withVector] = await index.vectorPassages(unit(V.food), {}, 1, { withVectors: true });
+      expect(withVector).toMatchObject({ id: 'ep_b:3:0', text: expect.stringContaining('Crumb Bakery') });
       expect(Array.from(withVector!.vector!).map((x) => Number(x.toFixed(5)))).toEqual([0, 0, 1, 0]);
     });
 
@@ -508,7 +535,8 @@ export function searchIndexContract(adapter: string, setup: () => Promise<Search
     });
 
     it('fills vectors after indexing, only into rows that still carry the key they were read with', async () => {
-      // ep_c has one line and one clip without a vector; ep_d is indexed with keys but no vectors yet.
+      // ep_c has one passage and one clip without a vector; ep_d is indexed with keys but no vectors
+      // yet, as passages: one of its two lines, and one covering both.
       const d = episode('ep_d', {
         podcast: 'pod_2',
         day: 12,
@@ -519,93 +547,112 @@ export function searchIndexContract(adapter: string, setup: () => Promise<Search
           },
         ],
       });
-      d.lines.forEach((l) => {
-        l.vector_key = `key:${l.text}`;
+      d.passages = [
+        { ...d.passages[0]!, id: 'ep_d:1:0', number: 1, last_number: 1 },
+        {
+          ...d.passages[0]!,
+          id: 'ep_d:1:1',
+          number: 1,
+          last_number: 2,
+          text: 'Sourdough needs patience. And flour.',
+        },
+      ];
+      d.passages.forEach((p) => {
+        p.vector_key = `key:${p.text}`;
       });
       await index.replaceEpisodes([d]);
       await index.refresh();
-      expect(await index.vectorBacklog()).toEqual({ lines: 3, clips: 1 });
+      expect(await index.vectorBacklog()).toEqual({ passages: 3, clips: 1, embedded: 13, total: 17 });
       expect(sorted(await index.pendingVectorEpisodes(10))).toEqual(['ep_c', 'ep_d']);
-      expect(await index.pendingVectorEpisodes(1)).toHaveLength(1);
+      // Newest published first (ep_d day 12, ep_c day 9): fresh episodes before a backfill.
+      expect(await index.pendingVectorEpisodes(1)).toEqual(['ep_d']);
 
       const sources = await index.vectorSources(['ep_d', 'ep_c']);
       expect(
-        sources.lines.filter((l) => l.episode_id === 'ep_d').sort((a, b) => a.number - b.number),
+        sources.passages.filter((p) => p.episode_id === 'ep_d').sort((a, b) => (a.id < b.id ? -1 : 1)),
       ).toEqual([
         {
-          id: 'ep_d:1',
+          id: 'ep_d:1:0',
           episode_id: 'ep_d',
-          segment_id: 'ep_d_s1',
-          number: 1,
           text: 'Sourdough needs patience.',
           vector_key: 'key:Sourdough needs patience.',
           has_vector: false,
         },
         {
-          id: 'ep_d:2',
+          id: 'ep_d:1:1',
           episode_id: 'ep_d',
-          segment_id: 'ep_d_s1',
-          number: 2,
-          text: 'And flour.',
-          vector_key: 'key:And flour.',
+          text: 'Sourdough needs patience. And flour.',
+          vector_key: 'key:Sourdough needs patience. And flour.',
           has_vector: false,
         },
       ]);
-      expect(sources.lines.find((l) => l.id === 'ep_c:1')).toMatchObject({ has_vector: true });
+      expect(sources.passages.find((p) => p.id === 'ep_c:1:0')).toMatchObject({ has_vector: true });
       expect(sources.clips).toEqual([
         { id: 'clip_c1', episode_id: 'ep_c', text: expect.any(String), vector_key: null, has_vector: false },
       ]);
 
       const food = unit(V.food);
       // A key that is not the row's (the row was replaced since it was read): nothing is written.
-      expect(await index.putVectors('lines', [{ id: 'ep_d:1', vector_key: 'key:stale', vector: food }])).toBe(
-        0,
-      );
+      expect(
+        await index.putVectors('passages', [{ id: 'ep_d:1:1', vector_key: 'key:stale', vector: food }]),
+      ).toBe(0);
       // A row that no longer exists: nothing is written, nothing is created.
-      expect(await index.putVectors('lines', [{ id: 'ep_d:9', vector_key: 'key:x', vector: food }])).toBe(0);
+      expect(
+        await index.putVectors('passages', [{ id: 'ep_d:9:0', vector_key: 'key:x', vector: food }]),
+      ).toBe(0);
       // The row's own key, and a row indexed without a key: written.
       expect(
-        await index.putVectors('lines', [
-          { id: 'ep_d:1', vector_key: 'key:Sourdough needs patience.', vector: food },
-          { id: 'ep_c:2', vector_key: 'key:levain', vector: food },
+        await index.putVectors('passages', [
+          { id: 'ep_d:1:1', vector_key: 'key:Sourdough needs patience. And flour.', vector: food },
+          { id: 'ep_c:2:0', vector_key: 'key:levain', vector: food },
         ]),
       ).toBe(2);
       // A row with a vector keeps it.
       expect(
-        await index.putVectors('lines', [
-          { id: 'ep_d:1', vector_key: 'key:Sourdough needs patience.', vector: unit(V.sport) },
+        await index.putVectors('passages', [
+          { id: 'ep_d:1:1', vector_key: 'key:Sourdough needs patience. And flour.', vector: unit(V.sport) },
         ]),
       ).toBe(0);
       expect(await index.putVectors('clips', [{ id: 'clip_c1', vector_key: 'c:1', vector: food }])).toBe(1);
-      // An episode leaves the pending list once every line and clip of it has its vector.
+      // An episode leaves the pending list once every passage and clip of it has its vector.
       expect(sorted(await index.pendingVectorEpisodes(10))).toEqual(['ep_c', 'ep_d']);
       await index.settleVectors(['ep_c', 'ep_d']);
       await index.refresh();
 
-      expect(await index.vectorBacklog()).toEqual({ lines: 1, clips: 0 });
+      expect(await index.vectorBacklog()).toEqual({ passages: 1, clips: 0, embedded: 16, total: 17 });
       expect(await index.pendingVectorEpisodes(10)).toEqual(['ep_d']);
       // Searchable by vector at once, with the row's filter fields as indexed.
-      const near = await index.vectorLines(food, { podcastIds: ['pod_2'], publishedFrom: T0 + 12 * DAY }, 10);
+      const near = await index.vectorPassages(
+        food,
+        { podcastIds: ['pod_2'], publishedFrom: T0 + 12 * DAY },
+        10,
+      );
       expect(near).toHaveLength(1);
-      expect(near[0]).toMatchObject({ id: 'ep_d:1', episode_id: 'ep_d', segment_id: 'ep_d_s1', number: 1 });
+      expect(near[0]).toMatchObject({
+        id: 'ep_d:1:1',
+        episode_id: 'ep_d',
+        segment_id: 'ep_d_s1',
+        number: 1,
+        last_number: 2,
+      });
       expect(near[0]!.score).toBeCloseTo(1, 4);
-      expect(ids(near)).not.toContain('ep_d:2');
+      expect(ids(near)).not.toContain('ep_d:1:0');
       // Only the vector columns changed: text, filters and keys are as indexed.
       expect(
         ids(await index.keywordLines(parseKeywordQuery('"needs patience"'), { podcastIds: ['pod_2'] }, 10)),
       ).toEqual(['ep_d:1']);
       const stored = await index.storedVectors(['ep_d', 'ep_c']);
-      expect(stored.has('key:Sourdough needs patience.')).toBe(true);
+      expect(stored.has('key:Sourdough needs patience. And flour.')).toBe(true);
       expect(stored.has('key:levain')).toBe(true);
       expect(ids(await index.vectorClips(food, { podcastIds: ['pod_1'] }, 1))).toEqual(['clip_c1']);
       // The filled vectors carry their rows' entity keys: filtered semantic search finds them.
-      expect(ids(await index.vectorLines(food, { keys: [['ent_fed'], ['ent_guest:guest']] }, 1))).toEqual([
-        'ep_c:2',
-      ]);
+      expect(
+        lineIds(await index.vectorPassages(food, { keys: [['ent_fed'], ['ent_guest:guest']] }, 1)),
+      ).toEqual(['ep_c:2']);
       expect(
         ids(await index.vectorClips(food, { clipKeys: [['ent_guest:guest']], segmentIds: ['ep_c_s1'] }, 5)),
       ).toEqual(['clip_c1']);
-      expect((await index.stats()).linesWithVectors).toBe(12);
+      expect((await index.stats()).passagesWithVectors).toBe(12);
     });
 
     it('keeps every line findable by phrase while its vectors are written, and after', async () => {
@@ -624,7 +671,8 @@ export function searchIndexContract(adapter: string, setup: () => Promise<Search
         }),
       );
       const lines = eps.flatMap((e) => e.lines);
-      for (const l of lines) l.vector_key = `key:${l.id}`;
+      const passages = eps.flatMap((e) => e.passages);
+      for (const p of passages) p.vector_key = `key:${p.id}`;
       await index.replaceEpisodes(eps);
       await index.refresh();
 
@@ -641,9 +689,9 @@ export function searchIndexContract(adapter: string, setup: () => Promise<Search
           missed.push(`${when}: ${one.id} ("${own}")`);
       };
       await probe('before the vectors');
-      const updates = lines.map((l, i) => ({
-        id: l.id,
-        vector_key: l.vector_key!,
+      const updates = passages.map((p, i) => ({
+        id: p.id,
+        vector_key: p.vector_key!,
         vector: unit([1, (i % 5) / 5, 0, 0]),
       }));
       // Written in small passes, each probed at once (no refresh), with probes running alongside.
@@ -653,7 +701,7 @@ export function searchIndexContract(adapter: string, setup: () => Promise<Search
         while (writing) await probe(`alongside ${n++}`);
       })();
       for (let i = 0; i < updates.length; i += 8) {
-        expect(await index.putVectors('lines', updates.slice(i, i + 8))).toBe(
+        expect(await index.putVectors('passages', updates.slice(i, i + 8))).toBe(
           Math.min(8, updates.length - i),
         );
         await probe(`after pass ${i / 8}`);
@@ -665,11 +713,53 @@ export function searchIndexContract(adapter: string, setup: () => Promise<Search
       await probe('after a refresh');
       expect(missed).toEqual([]);
       // The vectors are there, for semantic search and for the next rebuild.
-      expect(ids(await index.vectorLines(unit([1, 0, 0, 0]), { podcastIds: ['pod_3'] }, 100))).toHaveLength(
-        lines.length,
-      );
+      expect(
+        ids(await index.vectorPassages(unit([1, 0, 0, 0]), { podcastIds: ['pod_3'] }, 100)),
+      ).toHaveLength(passages.length);
       const stored = await index.storedVectors(eps.map((e) => e.episode_id));
-      expect(lines.every((l) => stored.has(l.vector_key!))).toBe(true);
+      expect(passages.every((p) => stored.has(p.vector_key!))).toBe(true);
+    });
+
+    it('analyses Devanagari, Arabic, Chinese and Japanese, and accented Latin text as its queries', async () => {
+      const lines = [
+        'किसान आंदोलन जारी है, सरकार से बातचीत होगी।',
+        'قرأتُ الكِتابَ أمس في المكتبة',
+        '我住在東京都，工作很忙。',
+        '東京都に住んでいます。',
+        'Él comió crème brûlée en São Paulo.',
+      ];
+      await index.replaceEpisodes([
+        episode('ep_u', {
+          podcast: 'pod_9',
+          day: 2,
+          segments: [{ type: 'TOPIC_DISCUSSION', lines: lines.map((text) => ({ text })) }],
+        }),
+      ]);
+      await index.upsertNames([
+        { id: 'pod_9', kind: 'podcast', names: ['किसान की बात', 'Zoë’s Café'], popularity: 1, record: '{}' },
+      ]);
+      await index.refresh();
+      const find = async (q: string) =>
+        sorted(ids(await index.keywordLines(parseKeywordQuery(q), { podcastIds: ['pod_9'] }, 10)));
+      // Devanagari: the vowel signs are part of the word, on both sides.
+      expect(await find('किसान')).toEqual(['ep_u:1']);
+      expect(await find('"किसान आंदोलन"')).toEqual(['ep_u:1']);
+      expect(await find('"आंदोलन किसान"')).toEqual([]);
+      expect(await find('कसन')).toEqual([]);
+      // Arabic: harakat are not part of the word, written or not.
+      expect(await find('الكتاب')).toEqual(['ep_u:2']);
+      expect(await find('الكِتاب')).toEqual(['ep_u:2']);
+      // Chinese and Japanese: a word is the phrase of its characters, wherever it stands.
+      expect(await find('"東京"')).toEqual(['ep_u:3', 'ep_u:4']);
+      expect(await find('"東京都に"')).toEqual(['ep_u:4']);
+      expect(await find('"京東"')).toEqual([]);
+      // Accented Latin: case and accents folded.
+      expect(await find('"CREME BRULEE"')).toEqual(['ep_u:5']);
+      expect(await find('"são paulo" el')).toEqual(['ep_u:5']);
+      const names = async (text: string) =>
+        (await index.searchNames({ words: analyzeWords(text), kinds: ['podcast'] }, 10)).map((h) => h.doc.id);
+      expect(await names('किसान')).toEqual(['pod_9']);
+      expect(await names('zoe cafe')).toEqual(['pod_9']);
     });
   });
 }

@@ -165,7 +165,7 @@ describe('earshot start with the demo on a fresh data dir', () => {
       expect(body.data).toHaveLength(3);
       expect(body.data[0]!.match.source).toBe('semantic');
       const info = ((await (await fetch(`${svc.url}/readyz`)).json()) as Ready).info.search;
-      expect(info.vector_backlog).toEqual({ lines: 0, clips: 0 });
+      expect(info.vector_backlog).toMatchObject({ passages: 0, clips: 0 });
       process.stderr.write(
         `demo start: /readyz 200 after ${readyMs} ms (${atReady.probes.length} phrases, ` +
           `${atReady.probes.reduce((n, p) => n + p.lines.length, 0)} lines, all found in ${atReady.ms} ms; ` +

@@ -44,6 +44,9 @@ let server: Server;
 let url: string;
 let script: Scripted[];
 let seen: Seen[];
+/** Requests the server is answering now, and the most at once. */
+let inFlight = 0;
+let maxInFlight = 0;
 
 // An OpenAI-compatible embeddings server backed by the real local model.
 beforeAll(async () => {
@@ -54,7 +57,9 @@ beforeAll(async () => {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     seen.push({ headers: req.headers, url: req.url ?? '', body });
+    maxInFlight = Math.max(maxInFlight, ++inFlight);
     const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
+      inFlight--;
       if (!res.destroyed) res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(typeof payload === 'string' ? payload : JSON.stringify(payload));
     };
@@ -69,7 +74,10 @@ beforeAll(async () => {
     if (step && 'delayMs' in step) {
       await new Promise((resolve) => setTimeout(resolve, step.delayMs));
       // The client gave up waiting; nothing to answer.
-      if (res.destroyed) return;
+      if (res.destroyed) {
+        inFlight--;
+        return;
+      }
     }
     const vectors = await local.embed(body.input);
     let data = vectors.map((v, index) => ({ object: 'embedding', index, embedding: Array.from(v) }));
@@ -92,6 +100,8 @@ afterAll(async () => {
 beforeEach(() => {
   script = [];
   seen = [];
+  inFlight = 0;
+  maxInFlight = 0;
 });
 
 function client(options: Partial<OpenAiEmbeddingsOptions> = {}): OpenAiEmbeddings {
@@ -126,6 +136,23 @@ describe('OpenAI-compatible embeddings adapter', () => {
     expect(seen[0]!.headers['authorization']).toBe('Bearer sk-test');
     expect(seen[0]!.headers['content-type']).toBe('application/json');
     expect(seen[0]!.body.model).toBe('all-MiniLM-L6-v2');
+  });
+
+  it('keeps `concurrency` requests in flight for a long call, answers in input order', async () => {
+    const texts = [...LINES, ...LINES.map((l) => `${l} again`)];
+    // Slow answers, so the requests overlap when the client sends them together.
+    script = Array.from({ length: 8 }, () => ({ delayMs: 150 }));
+    const got = await client({ batchSize: 2, concurrency: 3 }).embed(texts);
+    expect(seen).toHaveLength(8);
+    expect(maxInFlight).toBe(3);
+    await expectLocalVectors(got, texts);
+    // One at a time by default.
+    seen = [];
+    maxInFlight = 0;
+    script = Array.from({ length: 4 }, () => ({ delayMs: 50 }));
+    await expectLocalVectors(await client({ batchSize: 2 }).embed(LINES), LINES);
+    expect(seen).toHaveLength(4);
+    expect(maxInFlight).toBe(1);
   });
 
   it('puts vectors in input order by their index and normalises them', async () => {

@@ -3,10 +3,9 @@ import { silentLogger } from '../../infra/logger.ts';
 import { fetchModel } from '../../projections/embeddings/model-fetch.ts';
 import { OnnxEmbeddings } from '../../projections/embeddings/onnx-embeddings.ts';
 import { LanceDbSearchIndex } from '../../projections/search/lancedb/lancedb-search-index.ts';
-import { segmentRuns } from '../../projections/search/search-projector.ts';
+import { passageVectorKey } from '../../projections/search/passages.ts';
 import { SearchRuntime } from '../../projections/search/search-runtime.ts';
 import { VectorFiller } from '../../projections/search/search-vector-filler.ts';
-import { contextualVectors, lineVectorKey } from '../../projections/search/vectors.ts';
 import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
 import { type Corpus, generateTestCorpus, produceCorpus } from '../support/corpus.ts';
 import { openTestEmbeddings, projectIntoSearch, searchApi, TEST_MODELS_DIR } from '../support/search.ts';
@@ -68,8 +67,8 @@ const get = async (url: string) => {
 describe('search vectors', () => {
   it('indexes text without vectors: keyword search answers, every line is in the backlog', async () => {
     const stats = await runtime.searchIndex.stats();
-    expect(stats.linesWithVectors).toBe(0);
-    expect((await runtime.searchIndex.vectorBacklog()).lines).toBe(stats.lines);
+    expect(stats.passagesWithVectors).toBe(0);
+    expect((await runtime.searchIndex.vectorBacklog()).passages).toBe(stats.passages);
     const keyword = await get('/v1/podcasts/episodes/search?keyword_search=the&limit=3');
     expect(keyword.status).toBe(200);
     expect(keyword.body.data).toHaveLength(3);
@@ -87,10 +86,11 @@ describe('search vectors', () => {
     expect(pass?.episodes).toBe(1);
     expect(pass?.written).toBeGreaterThan(0);
     const after = await index.vectorBacklog();
-    expect(before.lines + before.clips - (after.lines + after.clips)).toBe(pass!.written);
-    expect(after.lines).toBeGreaterThan(0);
+    expect(before.passages + before.clips - (after.passages + after.clips)).toBe(pass!.written);
+    expect(after.embedded - before.embedded).toBe(pass!.written);
+    expect(after.passages).toBeGreaterThan(0);
     // The filler is dropped here (as by a crash): nothing of its pass is lost, nothing else is done.
-  });
+  }, 120_000);
 
   it('answers semantic requests 503 while catching up, then opens semantic search when the backlog is done', async () => {
     runtime.startVectors({
@@ -111,7 +111,7 @@ describe('search vectors', () => {
     const early = await get('/v1/podcasts/episodes/search?semantic_search=interest%20rates');
     expect(early.status).toBe(503);
     expect(early.body.error_code).toBe('semantic_search_unavailable');
-    expect(early.body.detail).toMatch(/still embedding .*\(\d+ lines and \d+ clips to go\)/);
+    expect(early.body.detail).toMatch(/still embedding .*\(\d+ passages and \d+ clips to go\)/);
     expect(early.headers['retry-after']).toBeDefined();
     const hybrid = await get('/v1/podcasts/episodes/search?semantic_search=rates&keyword_search=fed');
     expect(hybrid.status).toBe(503);
@@ -127,33 +127,33 @@ describe('search vectors', () => {
       stepMs: 100,
       what: 'semantic search ready',
     });
-    expect(runtime.status().vector_backlog).toEqual({ lines: 0, clips: 0 });
+    expect(runtime.status().vector_backlog).toMatchObject({ passages: 0, clips: 0 });
     expect(runtime.unavailableReason()).toBeUndefined();
     const stats = await runtime.searchIndex.stats();
     expect(stats.lines).toBe(lineCount());
-    expect(stats.linesWithVectors).toBe(stats.lines);
+    expect(stats.passagesWithVectors).toBe(stats.passages);
     const late = await get('/v1/podcasts/episodes/search?semantic_search=interest%20rates&limit=3');
     expect(late.status).toBe(200);
     expect(late.body.data).toHaveLength(3);
     expect(late.body.data[0].match.source).toBe('semantic');
   }, 320_000);
 
-  it('stores the contextual vector of each line under the key of its window', async () => {
+  it('stores the embedding of each passage under the key of its text', async () => {
     const index = runtime.searchIndex;
     const episodeId = corpus.episodes[0]!.id;
-    const { lines } = await index.vectorSources([episodeId]);
-    const [segment] = segmentRuns(lines).filter((run) => run.length >= 3);
-    const texts = segment!.map((l) => l.text);
+    const { passages } = await index.vectorSources([episodeId]);
+    const some = passages.slice(0, 5);
+    expect(some.length).toBeGreaterThan(0);
     const model = await OnnxEmbeddings.open({
       modelDir: (await fetchModel({ modelsDir: TEST_MODELS_DIR })).dir,
       intraOpNumThreads: 1,
     });
     try {
-      const expected = contextualVectors(await model.embed(texts));
+      const expected = await model.embed(some.map((p) => p.text));
       const stored = await index.storedVectors([episodeId]);
-      texts.forEach((_, i) => {
-        const key = lineVectorKey(texts, i);
-        expect(segment![i]!.vector_key).toBe(key);
+      some.forEach((p, i) => {
+        const key = passageVectorKey(p.text);
+        expect(p.vector_key).toBe(key);
         const v = stored.get(key)!;
         expect(v).toBeDefined();
         for (let d = 0; d < v.length; d += 37) expect(v[d]!).toBeCloseTo(expected[i]![d]!, 4);
@@ -173,6 +173,6 @@ describe('search vectors', () => {
     });
     await again.close();
     expect(await runtime.searchIndex.stats()).toEqual(before);
-    expect(await runtime.searchIndex.vectorBacklog()).toEqual({ lines: 0, clips: 0 });
+    expect(await runtime.searchIndex.vectorBacklog()).toMatchObject({ passages: 0, clips: 0 });
   });
 });

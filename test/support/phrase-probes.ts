@@ -142,7 +142,7 @@ export async function demoPhraseCheck(
 
 interface SearchInfo {
   semantic_state: string;
-  vector_backlog?: { lines: number; clips: number };
+  vector_backlog?: { passages: number; clips: number; embedded: number; total: number };
 }
 
 /**
@@ -154,7 +154,7 @@ export async function vectorsUnderWay(url: string, timeoutMs = 180_000): Promise
   const look = async () =>
     ((await (await fetch(`${url}/readyz`)).json()) as { info: { search: SearchInfo } }).info.search;
   const first = await look();
-  const total = (b?: SearchInfo['vector_backlog']) => (b ? b.lines + b.clips : Number.POSITIVE_INFINITY);
+  const total = (b?: SearchInfo['vector_backlog']) => (b ? b.passages + b.clips : Number.POSITIVE_INFINITY);
   let now = first;
   await waitFor(
     async () => {

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateCatalog } from '../../ingest/corpus/catalog.ts';
 import type { PlantedMention, SpeakerTruth } from '../../ingest/corpus/episode.ts';
+import { speechTokens } from '../../ingest/corpus/episode-script.ts';
+import type { TailTruth } from '../../ingest/corpus/episode-truth.ts';
 import {
   GROUND_TRUTH_FILES,
   generateCorpus,
@@ -246,6 +248,61 @@ describe('corpus generator', () => {
         [...contentStems(line.text, q.lang)].some((w) => query.has(w)),
         line.text,
       ).toBe(true);
+    }
+  });
+});
+
+describe('corpus generator with realistic turn lengths', () => {
+  const tmp = tempDir('earshot-corpus-turns-');
+  afterAll(() => tmp.remove());
+
+  it('draws long-tailed turns, monologues of 1,000+ tokens, each ending with a planted concept', async () => {
+    const out = path.join(tmp.dir, 'realistic');
+    await generateCorpus({ ...SIZES, seed: 7, out, asOf: AS_OF, chartDays: 1, turns: 'realistic' });
+    const transcripts = await readAll<Transcript>(path.join(out, RECORD_FILES.transcript));
+    const tokens = transcripts
+      .flatMap((t) => t.lines)
+      .map((l) => speechTokens(l.text))
+      .sort((x, y) => x - y);
+    const mean = tokens.reduce((s, t) => s + t, 0) / tokens.length;
+    // Most turns stay short; the tail is long.
+    expect(tokens[Math.floor(tokens.length / 2)]!).toBeLessThan(60);
+    expect(mean).toBeGreaterThan(80);
+    expect(tokens.filter((t) => t >= 1000).length).toBeGreaterThan(5);
+
+    const tails = await readAll<TailTruth>(path.join(out, GROUND_TRUTH_FILES.tails));
+    expect(tails.length).toBeGreaterThan(5);
+    for (const tail of tails) {
+      const line = transcripts
+        .find((t) => t.episode_id === tail.episode_id)!
+        .lines.find((l) => l.number === tail.line_number)!;
+      expect(tail.tokens).toBeGreaterThanOrEqual(1000);
+      expect(line.text.endsWith(tail.text)).toBe(true);
+      // Only the last sentence says the tail's concept: the rest of the turn never does.
+      expect(line.text.slice(0, -tail.text.length)).not.toContain(tail.text);
+    }
+  });
+
+  it('keeps the planted tails true under speech noise: merged turns renumber them, lower case rewrites them', async () => {
+    const out = path.join(tmp.dir, 'realistic-noise');
+    await generateCorpus({
+      ...SIZES,
+      seed: 7,
+      out,
+      asOf: AS_OF,
+      chartDays: 1,
+      turns: 'realistic',
+      speechNoise: true,
+    });
+    const transcripts = await readAll<Transcript>(path.join(out, RECORD_FILES.transcript));
+    const tails = await readAll<TailTruth>(path.join(out, GROUND_TRUTH_FILES.tails));
+    expect(tails.length).toBeGreaterThan(5);
+    for (const tail of tails) {
+      const line = transcripts
+        .find((t) => t.episode_id === tail.episode_id)!
+        .lines.find((l) => l.number === tail.line_number)!;
+      expect(tail.tokens).toBeGreaterThanOrEqual(1000);
+      expect(line.text.endsWith(tail.text)).toBe(true);
     }
   });
 });

@@ -42,7 +42,7 @@ describe('the ready block', () => {
     readiness.add('engine', async () => ({ ok, detail: {} }));
     readiness.describe('search', () => ({
       semantic_state: 'catching_up',
-      vector_backlog: { lines: 7, clips: 0 },
+      vector_backlog: { passages: 7, clips: 0, embedded: 3, total: 10 },
     }));
     const order: string[] = [];
     const out = sink();
@@ -71,7 +71,7 @@ describe('the ready block', () => {
     expect(out.chunks).toHaveLength(1);
     expect(order).toEqual(['after-log']);
     expect(out.chunks[0]).toContain('EARSHOT_BOOTSTRAP_API_KEY');
-    expect(out.chunks[0]).toContain('not ready yet (7 lines still to embed)');
+    expect(out.chunks[0]).toContain('not ready yet (7 passages still to embed; 3 of 10 done)');
     expect(JSON.parse(logged.chunks.join('')).msg).toBe('earshot ready');
   });
 });

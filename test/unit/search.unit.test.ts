@@ -1,11 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { windowsOf } from '../../api/search/dialogue-search.ts';
+import { passageLines, windowsOf } from '../../api/search/dialogue-search.ts';
 import { refreshWait } from '../../projections/search/lancedb/lancedb-search-index.ts';
 import { matchName } from '../../projections/search/name-match.ts';
+import {
+  buildPassages,
+  estimateTokens,
+  OVERLAP_TOKENS,
+  PASSAGE_TOKENS,
+  passageVectorKey,
+} from '../../projections/search/passages.ts';
 import { reciprocalRankFusion } from '../../projections/search/rrf.ts';
-import type { SegmentDoc } from '../../projections/search/search-index.ts';
+import type { PassageHit, SegmentDoc } from '../../projections/search/search-index.ts';
 import { analyze, parseKeywordQuery } from '../../projections/search/text-analysis.ts';
-import { contextualVectors, feedbackQuery, lineVectorKey } from '../../projections/search/vectors.ts';
+import { feedbackQuery } from '../../projections/search/vectors.ts';
 
 describe('keyword query parsing', () => {
   it('splits quoted phrases from free words, with the engines’ analyser', () => {
@@ -63,18 +70,106 @@ describe('name matching', () => {
   });
 });
 
-describe('contextual vectors and feedback', () => {
-  it('mixes each line with its neighbours and keys it by its window', () => {
-    const own = [Float32Array.from([1, 0]), Float32Array.from([0, 1]), Float32Array.from([1, 0])];
-    const [first, middle] = contextualVectors(own);
-    expect(Array.from(first!).map((x) => Number(x.toFixed(3)))).toEqual([0.912, 0.212]);
-    expect(Array.from(middle!).map((x) => Number(x.toFixed(3)))).toEqual([0.3, 0.7]);
-    const texts = ['a', 'b', 'c', 'd', 'e', 'f'];
-    // The window is the line and two neighbours each side: a change outside it keeps the key.
-    expect(lineVectorKey(texts, 0)).toBe(lineVectorKey(['a', 'b', 'c', 'x'], 0));
-    expect(lineVectorKey(texts, 0)).not.toBe(lineVectorKey(['a', 'b', 'y'], 0));
-    // The same window texts at another position in the window mix differently.
-    expect(lineVectorKey(['a', 'b', 'c'], 1)).not.toBe(lineVectorKey(['a', 'b', 'c'], 0));
+describe('passages', () => {
+  const sentence = (i: number) => `Sentence number ${i} talks about the harvest and the rain in the valley.`;
+
+  it('lets short lines share a passage and keeps every line of the segment', () => {
+    const lines = [
+      { number: 1, text: 'Welcome back.' },
+      { number: 2, text: 'Thanks for having me.' },
+      { number: 3, text: 'So, the harvest.' },
+    ];
+    const passages = buildPassages(lines);
+    const passage = (number: number, last_number: number, part: number, text: string) => ({
+      number,
+      last_number,
+      part,
+      text,
+      tokens: estimateTokens(text),
+    });
+    expect(passages).toEqual([
+      passage(1, 3, 0, 'Welcome back. Thanks for having me. So, the harvest.'),
+      // Each line that shares a passage is also a passage of its own.
+      passage(1, 1, 1, 'Welcome back.'),
+      passage(2, 2, 0, 'Thanks for having me.'),
+      passage(3, 3, 0, 'So, the harvest.'),
+    ]);
+  });
+
+  it('cuts a long turn on sentence boundaries into passages under the limit, with overlap', () => {
+    const long = Array.from({ length: 120 }, (_, i) => sentence(i)).join(' ');
+    const passages = buildPassages([
+      { number: 7, text: 'Tell me about the valley.' },
+      { number: 8, text: long },
+      { number: 9, text: 'Fascinating.' },
+    ]);
+    expect(passages.length).toBeGreaterThan(10);
+    for (const p of passages) expect(p.tokens).toBeLessThanOrEqual(PASSAGE_TOKENS);
+    // Every sentence is in some passage, whole; the last one of the turn too.
+    for (let i = 0; i < 120; i++) expect(passages.some((p) => p.text.includes(sentence(i)))).toBe(true);
+    // Consecutive passages overlap by whole sentences, at most OVERLAP_TOKENS of them.
+    const [a, b] = [passages[1]!, passages[2]!];
+    const shared = b.text.split(/(?<=\.) /).filter((s) => a.text.includes(s));
+    expect(shared.length).toBeGreaterThan(0);
+    expect(a.text.endsWith(shared.join(' '))).toBe(true);
+    expect(b.text.startsWith(shared.join(' '))).toBe(true);
+    expect(estimateTokens(shared.join(' '))).toBeLessThanOrEqual(OVERLAP_TOKENS);
+    // Passages name the lines they cover; those starting in one line are numbered in order.
+    expect(passages[0]).toMatchObject({ number: 7, last_number: 8, part: 0 });
+    expect(passages.filter((p) => p.number === 8).map((p) => p.part)).toEqual(
+      passages.filter((p) => p.number === 8).map((_, i) => i),
+    );
+    expect(passages.at(-1)).toMatchObject({ last_number: 9 });
+    expect(passages.at(-1)!.text.endsWith('Fascinating.')).toBe(true);
+  });
+
+  it('cuts a sentence longer than a passage between words, and counts every script', () => {
+    const endless = Array.from({ length: 400 }, (_, i) => `word${i}`).join(' ');
+    const passages = buildPassages([{ number: 1, text: endless }]);
+    expect(passages.length).toBeGreaterThan(2);
+    for (const p of passages) expect(p.tokens).toBeLessThanOrEqual(PASSAGE_TOKENS);
+    expect(passages.at(-1)!.text.endsWith('word399')).toBe(true);
+    expect(estimateTokens('किसान आंदोलन')).toBeGreaterThan(0);
+    expect(estimateTokens('東京都')).toBe(3);
+    expect(estimateTokens('')).toBe(0);
+    expect(buildPassages([{ number: 1, text: '   ' }])).toEqual([]);
+  });
+
+  it('shows a hit on a passage of several lines as the lines whose own passage is a hit too', () => {
+    const hit = (number: number, last_number: number, score: number): PassageHit => ({
+      id: `e1:${number}:${last_number}`,
+      segment_id: 's1',
+      episode_id: 'e1',
+      number,
+      last_number,
+      published_at: 0,
+      score,
+    });
+    const shown = (hits: PassageHit[]) => passageLines(hits).map((l) => [l.number, l.rank]);
+    // Lines 1-8 hit first; of them, 5 and 3 rank on their own (5 better): only they are shown, at
+    // the passage's rank; line 12 then comes on its own; line 5 is not shown twice.
+    expect(shown([hit(1, 8, 0.7), hit(5, 5, 0.6), hit(12, 12, 0.5), hit(3, 3, 0.4)])).toEqual([
+      [5, 1],
+      [3, 1],
+      [12, 3],
+    ]);
+    // No line of the passage ranks on its own: the meaning is in the lines together.
+    expect(shown([hit(1, 3, 0.7), hit(9, 9, 0.5)])).toEqual([
+      [1, 1],
+      [2, 1],
+      [3, 1],
+      [9, 2],
+    ]);
+  });
+
+  it('keys a passage by its text and the recipe', () => {
+    expect(passageVectorKey('a b')).toBe(passageVectorKey('a b'));
+    expect(passageVectorKey('a b')).not.toBe(passageVectorKey('a c'));
+  });
+});
+
+describe('feedback', () => {
+  it('moves the query towards the feedback', () => {
     expect(Array.from(feedbackQuery(Float32Array.from([1, 0]), [Float32Array.from([0, 1])]))).toEqual([
       1, 0.30000001192092896,
     ]);

@@ -9,8 +9,10 @@ export async function ensureScalarIndexes(table: Tables): Promise<void> {
   const wanted: [StoreTable, string, Index][] = [
     ['lines', 'episode_id', Index.btree()],
     ['lines', 'entity_keys', Index.labelList()],
-    ['line_vectors', 'episode_id', Index.btree()],
-    ['line_vectors', 'entity_keys', Index.labelList()],
+    ['passages', 'id', Index.btree()],
+    ['passages', 'episode_id', Index.btree()],
+    ['passage_vectors', 'episode_id', Index.btree()],
+    ['passage_vectors', 'entity_keys', Index.labelList()],
     ['segments', 'id', Index.btree()],
     ['segments', 'episode_id', Index.btree()],
     ['segments', 'entity_keys', Index.labelList()],
@@ -37,17 +39,21 @@ async function ensureIndex(table: Table, column: string, config: Index): Promise
   await table.createIndex(column, { config, replace: false });
 }
 
-/** The full-text indexes, with the analyser of text-analysis.ts. */
+/**
+ * The full-text indexes. Lines and names are written already analysed (text-analysis.ts: their
+ * words, space separated) and so are queries, so the index only splits at spaces: the same tokens
+ * as on OpenSearch. (Its byte limit stays above the analyser's 40 characters of any script.)
+ */
 export async function ensureTextIndexes(table: Tables): Promise<void> {
   const fts = () =>
     Index.fts({
       withPosition: true,
-      baseTokenizer: 'simple',
-      lowercase: true,
-      asciiFolding: true,
+      baseTokenizer: 'whitespace',
+      lowercase: false,
+      asciiFolding: false,
       stem: false,
       removeStopWords: false,
-      maxTokenLength: 40,
+      maxTokenLength: 160,
     });
   await ensureIndex(table('lines'), 'text', fts());
   await ensureIndex(table('names'), 'names', fts());

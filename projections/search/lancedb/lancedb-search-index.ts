@@ -8,7 +8,7 @@ import {
   clipDocument,
   clipFields,
   hasVector,
-  lineFields,
+  passageFields,
   segmentFields,
   waitingForVectors,
 } from '../index-rows.ts';
@@ -20,8 +20,10 @@ import type {
   NameDoc,
   SearchIndex,
   SearchIndexOptions,
+  VectorKind,
   VectorUpdate,
 } from '../search-index.ts';
+import { indexTerms } from '../text-analysis.ts';
 import { inList } from './filters.ts';
 import { ensureScalarIndexes, ensureTextIndexes, trainVectorIndex } from './indexes.ts';
 import { LanceDbReads } from './reads.ts';
@@ -47,7 +49,7 @@ export { filterSql, sqlNumber, sqlString } from './filters.ts';
 export { refreshWait } from './refresh.ts';
 
 export interface LanceDbSearchIndexOptions extends SearchIndexOptions {
-  /** Lines with vectors needed before an ANN index is trained; below it, search is exact. */
+  /** Passages with vectors needed before an ANN index is trained; below it, search is exact. */
   vectorIndexMinRows?: number;
   /**
    * Shortest pause between two scheduled refreshes (compaction + incremental indexing). A refresh
@@ -58,11 +60,6 @@ export interface LanceDbSearchIndexOptions extends SearchIndexOptions {
   refreshDelayMs?: number;
   /** Where a failed background refresh is reported. */
   onRefreshError?: (err: unknown) => void;
-}
-
-/** `<episode id>:<line number>` → the episode id. */
-function episodeOfLine(lineId: string): string {
-  return lineId.slice(0, lineId.lastIndexOf(':'));
 }
 
 /**
@@ -109,32 +106,36 @@ export class LanceDbSearchIndex extends SearchAdapter implements SearchIndex {
   async open(): Promise<void> {
     fs.mkdirSync(this.dir, { recursive: true });
     const metaFile = path.join(this.dir, META_FILE);
+    this.db = await lancedb.connect(this.dir, { readConsistencyInterval: 1 });
+    const existing = new Set(await this.db.tableNames());
     if (fs.existsSync(metaFile)) {
       this.meta = JSON.parse(fs.readFileSync(metaFile, 'utf8')) as Meta;
+      let changed = false;
       if (!this.meta.model && this.options.model && this.options.dimensions === this.meta.dimensions) {
         this.meta.model = this.options.model;
-        fs.writeFileSync(metaFile, JSON.stringify(this.meta));
+        changed = true;
       }
+      // A meta file without tables (nothing indexed yet) takes this layout.
+      if (!existing.has('lines') && this.meta.layout !== LAYOUT) {
+        this.meta.layout = LAYOUT;
+        changed = true;
+      }
+      if (changed) fs.writeFileSync(metaFile, JSON.stringify(this.meta));
     } else {
       this.meta = {
         dimensions: this.options.dimensions ?? DEFAULT_DIMENSIONS,
         model: this.options.model ?? null,
+        // Tables without a meta file are of an earlier layout.
+        ...(existing.has('lines') ? {} : { layout: LAYOUT }),
       };
-      fs.writeFileSync(metaFile, JSON.stringify(this.meta));
+      if (!existing.has('lines')) fs.writeFileSync(metaFile, JSON.stringify(this.meta));
     }
-    this.db = await lancedb.connect(this.dir, { readConsistencyInterval: 1 });
-    const existing = new Set(await this.db.tableNames());
     const defs = schemas(this.meta.dimensions);
-    if (existing.has('lines')) {
-      const lines = await this.db.openTable('lines');
-      const fields = (await lines.schema()).fields.map((f) => f.name);
-      lines.close();
-      if (fields.includes('vector')) {
-        throw new Error(
-          `the search index in ${this.dir} has an earlier layout (vectors inside the line rows, layout 1; ` +
-            `this version uses layout ${LAYOUT}); rebuild it with the service stopped: npx earshot projections rebuild search`,
-        );
-      }
+    if (existing.has('lines') && this.meta.layout !== LAYOUT) {
+      throw new Error(
+        `the search index in ${this.dir} has an earlier layout (${this.meta.layout ?? 'vectors per line, layout 1 or 2'}; ` +
+          `this version uses layout ${LAYOUT}: passages, text analysed once for both engines); rebuild it with the service stopped: npx earshot projections rebuild search`,
+      );
     }
     for (const name of Object.keys(defs) as StoreTable[]) {
       const table = existing.has(name)
@@ -167,13 +168,14 @@ export class LanceDbSearchIndex extends SearchAdapter implements SearchIndex {
   protected async replaceEpisodesNow(batch: EpisodeDocs[]): Promise<void> {
     if (batch.length === 0) return;
     const ids = batch.map((b) => b.episode_id);
-    const lines = batch.flatMap((b) => b.lines);
+    const passages = batch.flatMap((b) => b.passages);
     const clips = batch.flatMap((b) => b.clips);
     const rows: Record<
-      Exclude<StoreTable, 'names' | 'parts' | 'line_vectors' | 'clip_vectors'>,
+      Exclude<StoreTable, 'names' | 'parts' | 'passage_vectors' | 'clip_vectors'>,
       Record<string, unknown>[]
     > = {
-      lines: lines.map(lineFields),
+      lines: batch.flatMap((b) => b.lines.map((l) => ({ ...l, text: indexTerms(l.text) }))),
+      passages: passages.map(passageFields),
       segments: batch.flatMap((b) =>
         b.segments.map((s) => ({ ...segmentFields(s), doc: JSON.stringify(s) })),
       ),
@@ -186,14 +188,17 @@ export class LanceDbSearchIndex extends SearchAdapter implements SearchIndex {
     };
     // Vectors the episodes keep (same key), beside their rows.
     const vectorRowsOf = {
-      line_vectors: lines.filter((l) => l.vector).map((l) => ({ ...lineFields(l), vector: l.vector! })),
+      passage_vectors: passages
+        .filter((p) => p.vector)
+        .map((p) => ({ ...passageFields(p), vector: p.vector! })),
       clip_vectors: clips.filter((c) => c.vector).map((c) => ({ ...clipFields(c), vector: c.vector! })),
     };
     // Vectors go first and come back last, so that `vectorBacklog` never counts below zero.
     const order = [
-      'line_vectors',
+      'passage_vectors',
       'clip_vectors',
       'lines',
+      'passages',
       'segments',
       'clips',
       'episodes',
@@ -210,13 +215,13 @@ export class LanceDbSearchIndex extends SearchAdapter implements SearchIndex {
         }
       }
     }
-    for (const name of ['lines', 'segments', 'clips', 'episodes', 'pending'] as const) {
+    for (const name of ['lines', 'passages', 'segments', 'clips', 'episodes', 'pending'] as const) {
       if (rows[name].length > 0) {
         await this.table(name).add(rows[name]);
         this.dirty.add(name);
       }
     }
-    for (const name of ['line_vectors', 'clip_vectors'] as const) {
+    for (const name of ['passage_vectors', 'clip_vectors'] as const) {
       if (vectorRowsOf[name].length > 0) {
         const table = this.table(name);
         await table.add(vectorRows(this.schemaOf(name), vectorRowsOf[name]));
@@ -239,7 +244,7 @@ export class LanceDbSearchIndex extends SearchAdapter implements SearchIndex {
       [...latest.values()].map((d) => ({
         id: d.id,
         kind: d.kind,
-        names: d.names.join(' ; '),
+        names: d.names.map(indexTerms).join(' '),
         prefixes: namePrefixes(d.names).join(' '),
         popularity: d.popularity,
         record: d.record,
@@ -281,7 +286,7 @@ export class LanceDbSearchIndex extends SearchAdapter implements SearchIndex {
         const table = this.table(name);
         await table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
       }
-      for (const kind of ['lines', 'clips'] as const) {
+      for (const kind of ['passages', 'clips'] as const) {
         if (dirty.includes(VECTORS[kind])) await this.ensureVectorIndex(kind);
       }
     } catch (err) {
@@ -292,7 +297,7 @@ export class LanceDbSearchIndex extends SearchAdapter implements SearchIndex {
   }
 
   /** The ANN index of `name`'s vectors, trained (again) when due (indexes.ts); recorded in the meta file. */
-  private async ensureVectorIndex(name: 'lines' | 'clips'): Promise<void> {
+  private async ensureVectorIndex(name: VectorKind): Promise<void> {
     const trainedOn = this.meta?.vectorIndexRows?.[name] ?? 0;
     const rows = await trainVectorIndex(this.table(VECTORS[name]), this.vectorIndexMinRows, trainedOn);
     if (rows === undefined) return;
@@ -300,15 +305,11 @@ export class LanceDbSearchIndex extends SearchAdapter implements SearchIndex {
     fs.writeFileSync(path.join(this.dir, META_FILE), JSON.stringify(this.meta));
   }
 
-  protected async putVectorsNow(kind: 'lines' | 'clips', updates: VectorUpdate[]): Promise<number> {
+  protected async putVectorsNow(kind: VectorKind, updates: VectorUpdate[]): Promise<number> {
     if (updates.length === 0) return 0;
     const latest = new Map(updates.map((u) => [u.id, u]));
-    // The rows as they are now (filter fields copied beside the vector), read by episode for
-    // lines (`<episode>:<number>`) and by id for clips (both indexed columns).
-    const where =
-      kind === 'lines'
-        ? (ids: string[]) => inList('episode_id', [...new Set(ids.map(episodeOfLine))])
-        : (ids: string[]) => inList('id', ids);
+    // The rows as they are now (their fields copied beside the vector), read by id (indexed).
+    const where = (ids: string[]) => inList('id', ids);
     const current = new Map<string, Record<string, unknown>>();
     const vectorSchema = this.schemaOf(VECTORS[kind]);
     const columns = vectorSchema.fields.map((f) => f.name).filter((n) => n !== 'vector');
@@ -351,8 +352,8 @@ export class LanceDbSearchIndex extends SearchAdapter implements SearchIndex {
   protected async settleVectorsNow(episodeIds: string[]): Promise<void> {
     const unique = [...new Set(episodeIds)];
     if (unique.length === 0) return;
-    const { lines, clips } = await this.reads.vectorSources(unique);
-    const open = new Set([...lines, ...clips].filter((r) => !r.has_vector).map((r) => r.episode_id));
+    const { passages, clips } = await this.reads.vectorSources(unique);
+    const open = new Set([...passages, ...clips].filter((r) => !r.has_vector).map((r) => r.episode_id));
     const done = unique.filter((id) => !open.has(id));
     for (const ids of chunks(done, 500)) {
       const predicate = inList('id', ids);

@@ -1,22 +1,23 @@
 import type { Table } from '@lancedb/lancedb';
 import { BooleanQuery, type FullTextQuery, MatchQuery, Occur } from '@lancedb/lancedb';
-import { chunks, hasVector } from '../index-rows.ts';
+import { chunks, hasVector, vectorBacklog } from '../index-rows.ts';
 import { fuzziness } from '../name-match.ts';
 import type {
   ClipDoc,
   ClipHit,
   ClipOrder,
-  ClipSource,
   EpisodePart,
   IndexStats,
   KeywordQuery,
   LineHit,
-  LineSource,
   NameHit,
   NameQuery,
+  PassageHit,
   SearchFilter,
   SegmentDoc,
   VectorBacklog,
+  VectorKind,
+  VectorSource,
 } from '../search-index.ts';
 import { analyze } from '../text-analysis.ts';
 import { filterSql, inList, keywordFts, sqlString } from './filters.ts';
@@ -31,7 +32,7 @@ export class LanceDbReads {
   constructor(private readonly table: (name: StoreTable) => Table) {}
 
   /** Nearest vectors by dot product; exact until the table has its ANN index. */
-  private nearest(name: 'line_vectors' | 'clip_vectors', vector: Float32Array, limit: number) {
+  private nearest(name: 'passage_vectors' | 'clip_vectors', vector: Float32Array, limit: number) {
     return this.table(name)
       .query()
       .nearestTo(Array.from(vector))
@@ -57,7 +58,7 @@ export class LanceDbReads {
   async storedVectors(episodeIds: string[]): Promise<Map<string, Float32Array>> {
     const out = new Map<string, Float32Array>();
     for (const ids of chunks([...new Set(episodeIds)], 500)) {
-      for (const name of ['line_vectors', 'clip_vectors'] as const) {
+      for (const name of ['passage_vectors', 'clip_vectors'] as const) {
         const rows = await this.table(name)
           .query()
           .where(inList('episode_id', ids))
@@ -71,8 +72,8 @@ export class LanceDbReads {
     return out;
   }
 
-  /** Keys of the stored vectors of these episodes' lines or clips, by row id. */
-  async vectorKeys(kind: 'lines' | 'clips', episodeIds: string[]): Promise<Map<string, string | null>> {
+  /** Keys of the stored vectors of these episodes' passages or clips, by row id. */
+  async vectorKeys(kind: VectorKind, episodeIds: string[]): Promise<Map<string, string | null>> {
     const out = new Map<string, string | null>();
     for (const ids of chunks([...new Set(episodeIds)], 500)) {
       const rows = await this.table(VECTORS[kind])
@@ -85,62 +86,52 @@ export class LanceDbReads {
     return out;
   }
 
-  async vectorSources(episodeIds: string[]): Promise<{ lines: LineSource[]; clips: ClipSource[] }> {
-    const lines: LineSource[] = [];
-    const clips: ClipSource[] = [];
-    const [lineVectors, clipVectors] = [
-      await this.vectorKeys('lines', episodeIds),
-      await this.vectorKeys('clips', episodeIds),
-    ];
-    for (const ids of chunks([...new Set(episodeIds)], 500)) {
-      const where = inList('episode_id', ids);
-      for (const r of await this.table('lines')
-        .query()
-        .where(where)
-        .select(['id', 'episode_id', 'segment_id', 'number', 'text', 'vector_key'])
-        .toArray()) {
-        const key = r.vector_key ?? null;
-        lines.push({
-          id: r.id,
-          episode_id: r.episode_id,
-          segment_id: r.segment_id,
-          number: r.number,
-          text: r.text,
-          vector_key: key,
-          has_vector: hasVector(key, lineVectors, r.id),
-        });
-      }
-      for (const r of await this.table('clips')
-        .query()
-        .where(where)
-        .select(['id', 'episode_id', 'text', 'vector_key'])
-        .toArray()) {
-        const key = r.vector_key ?? null;
-        clips.push({
-          id: r.id,
-          episode_id: r.episode_id,
-          text: r.text,
-          vector_key: key,
-          has_vector: hasVector(key, clipVectors, r.id),
-        });
+  async vectorSources(episodeIds: string[]): Promise<{ passages: VectorSource[]; clips: VectorSource[] }> {
+    const out = { passages: [] as VectorSource[], clips: [] as VectorSource[] };
+    for (const kind of ['passages', 'clips'] as const) {
+      const stored = await this.vectorKeys(kind, episodeIds);
+      for (const ids of chunks([...new Set(episodeIds)], 500)) {
+        for (const r of await this.table(kind)
+          .query()
+          .where(inList('episode_id', ids))
+          .select(['id', 'episode_id', 'text', 'vector_key'])
+          .toArray()) {
+          const key = r.vector_key ?? null;
+          out[kind].push({
+            id: r.id,
+            episode_id: r.episode_id,
+            text: r.text,
+            vector_key: key,
+            has_vector: hasVector(key, stored, r.id),
+          });
+        }
       }
     }
-    return { lines, clips };
+    return out;
   }
 
   async pendingVectorEpisodes(limit: number): Promise<string[]> {
-    const rows = await this.table('pending').query().select(['id']).limit(limit).toArray();
+    // Newest published first: a backfill of older episodes yields to fresh ones.
+    const rows = await this.table('pending')
+      .query()
+      .orderBy([
+        { columnName: 'published_at', ascending: false },
+        { columnName: 'id', ascending: true },
+      ])
+      .select(['id', 'published_at'])
+      .limit(limit)
+      .toArray();
     return rows.map((r) => r.id as string);
   }
 
   async vectorBacklog(): Promise<VectorBacklog> {
-    const [lines, lineVectors, clips, clipVectors] = await Promise.all([
-      this.table('lines').countRows(),
-      this.table('line_vectors').countRows(),
+    const [passages, passageVectors, clips, clipVectors] = await Promise.all([
+      this.table('passages').countRows(),
+      this.table('passage_vectors').countRows(),
       this.table('clips').countRows(),
       this.table('clip_vectors').countRows(),
     ]);
-    return { lines: Math.max(0, lines - lineVectors), clips: Math.max(0, clips - clipVectors) };
+    return vectorBacklog(passages, passageVectors, clips, clipVectors);
   }
 
   async keywordLines(query: KeywordQuery, filter: SearchFilter, limit: number): Promise<LineHit[]> {
@@ -154,21 +145,21 @@ export class LanceDbReads {
     return rows.map((r) => lineHit(r, r._score));
   }
 
-  async vectorLines(
+  async vectorPassages(
     vector: Float32Array,
     filter: SearchFilter,
     limit: number,
     options: { withVectors?: boolean } = {},
-  ): Promise<LineHit[]> {
-    let q = this.nearest('line_vectors', vector, limit);
-    const where = filterSql('lines', filter);
+  ): Promise<PassageHit[]> {
+    let q = this.nearest('passage_vectors', vector, limit);
+    const where = filterSql('passages', filter);
     if (where) q = q.where(where);
-    const columns = ['id', 'segment_id', 'episode_id', 'number', 'published_at', '_distance'];
+    const columns = ['id', 'segment_id', 'episode_id', 'number', 'last_number', 'published_at', '_distance'];
     if (options.withVectors) columns.push('text', 'vector');
     const rows = await q.select(columns).limit(limit).toArray();
     return rows.map((r) => {
       // LanceDB's dot distance is 1 − a·b.
-      const hit = lineHit(r, 1 - r._distance);
+      const hit: PassageHit = { ...lineHit(r, 1 - r._distance), last_number: r.last_number };
       if (options.withVectors) {
         hit.text = r.text;
         hit.vector = Float32Array.from(r.vector.toArray() as Float32Array);
@@ -298,14 +289,15 @@ export class LanceDbReads {
   }
 
   async stats(): Promise<IndexStats> {
-    const [lines, linesWithVectors, segments, clips, names] = await Promise.all([
+    const [lines, passages, passagesWithVectors, segments, clips, names] = await Promise.all([
       this.table('lines').countRows(),
-      this.table('line_vectors').countRows(),
+      this.table('passages').countRows(),
+      this.table('passage_vectors').countRows(),
       this.table('segments').countRows(),
       this.table('clips').countRows(),
       this.table('names').countRows(),
     ]);
-    return { lines, linesWithVectors, segments, clips, names };
+    return { lines, passages, passagesWithVectors, segments, clips, names };
   }
 }
 

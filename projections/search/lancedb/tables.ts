@@ -18,13 +18,17 @@ import {
 /** Vector size used for a new index when no embeddings model is available yet. */
 export const DEFAULT_DIMENSIONS = 384;
 
-export type TableName = 'lines' | 'segments' | 'clips' | 'episodes' | 'names' | 'parts';
-/** Every table: those queried by filter, the vectors kept beside lines and clips, the filler's list. */
-export type StoreTable = TableName | 'line_vectors' | 'clip_vectors' | 'pending';
+export type TableName = 'lines' | 'passages' | 'segments' | 'clips' | 'episodes' | 'names' | 'parts';
+/** Every table: those queried by filter, the vectors kept beside passages and clips, the filler's list. */
+export type StoreTable = TableName | 'passage_vectors' | 'clip_vectors' | 'pending';
 /** Where each kind of row keeps its vectors. */
-export const VECTORS = { lines: 'line_vectors', clips: 'clip_vectors' } as const;
-/** Layout of the tables; an index of another layout is refused at open (rebuild it). */
-export const LAYOUT = 2;
+export const VECTORS = { passages: 'passage_vectors', clips: 'clip_vectors' } as const;
+/**
+ * Layout of the tables; an index of another layout is refused at open (rebuild it). 1: vectors
+ * inside the line rows; 2: one vector per line in `line_vectors`; 3: passages (`passages`,
+ * `passage_vectors`); 4: text indexed as the words of text-analysis.ts, split at spaces.
+ */
+export const LAYOUT = 4;
 
 const list = (name: string) => new Field(name, new List(new Field('item', new Utf8(), true)), false);
 const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
@@ -47,6 +51,15 @@ export function schemas(dims: number): Record<StoreTable, Schema> {
     str('segment_type'),
     new Field('number', new Int32(), false),
     str('text'),
+  ];
+  const passageFields = [
+    str('id'),
+    ...episodeFields,
+    str('segment_id'),
+    str('segment_type'),
+    new Field('number', new Int32(), false),
+    new Field('last_number', new Int32(), false),
+    str('text'),
     str('vector_key', true),
   ];
   const clipFields = [
@@ -61,7 +74,8 @@ export function schemas(dims: number): Record<StoreTable, Schema> {
   ];
   return {
     lines: new Schema(lineFields),
-    line_vectors: new Schema([...lineFields, vec(dims)]),
+    passages: new Schema(passageFields),
+    passage_vectors: new Schema([...passageFields, vec(dims)]),
     segments: new Schema([
       str('id'),
       ...episodeFields,
@@ -115,7 +129,7 @@ export function vectorRows(schema: Schema, rows: VectorRow[]): ArrowTable {
   return new ArrowTable(columns);
 }
 
-/** A row of `line_vectors` or `clip_vectors`: the row's filter fields, its vector key and vector. */
+/** A row of `passage_vectors` or `clip_vectors`: the row's fields, its vector key and vector. */
 export type VectorRow = Record<string, unknown> & { id: string; vector: Float32Array };
 
 /** What the index keeps beside its tables (`META_FILE`). */
@@ -123,7 +137,9 @@ export interface Meta {
   dimensions: number;
   model: string | null;
   /** Rows each ANN index was trained on. */
-  vectorIndexRows?: Partial<Record<'lines' | 'clips', number>>;
+  vectorIndexRows?: Partial<Record<'passages' | 'clips', number>>;
+  /** The layout (absent before layout 3). */
+  layout?: number;
 }
 
 export const META_FILE = 'earshot-search.json';

@@ -5,7 +5,8 @@ export const DEFAULT_DIMENSIONS = 384;
 
 export type IndexName =
   | 'lines'
-  | 'line_vectors'
+  | 'passages'
+  | 'passage_vectors'
   | 'segments'
   | 'clips'
   | 'clip_vectors'
@@ -16,7 +17,8 @@ export type IndexName =
   | 'meta';
 export const DATA_INDEXES: IndexName[] = [
   'lines',
-  'line_vectors',
+  'passages',
+  'passage_vectors',
   'segments',
   'clips',
   'clip_vectors',
@@ -26,23 +28,24 @@ export const DATA_INDEXES: IndexName[] = [
   'parts',
 ];
 /** Where each kind of document keeps its vectors. */
-export const VECTORS = { lines: 'line_vectors', clips: 'clip_vectors' } as const;
-/** Layout of the indexes; an index of another layout is refused at open (rebuild it). */
-export const LAYOUT = 2;
+export const VECTORS = { passages: 'passage_vectors', clips: 'clip_vectors' } as const;
+/**
+ * Layout of the indexes; an index of another layout is refused at open (rebuild it). 1: vectors
+ * inside the line documents; 2: one vector per line in `line_vectors`; 3: passages (`passages`,
+ * `passage_vectors`); 4: text indexed as the words of text-analysis.ts, split at spaces.
+ */
+export const LAYOUT = 4;
 
 // biome-ignore lint/suspicious/noExplicitAny: OpenSearch request and response bodies are JSON
 export type Json = any;
 
-/** The analysers restating text-analysis.ts for Lucene. */
+/**
+ * The text of lines and names is written already analysed (text-analysis.ts: its words, space
+ * separated), and queries are too, so Lucene only splits at spaces: the same tokens as on LanceDB.
+ */
 export const ANALYSIS = {
-  tokenizer: { earshot_words: { type: 'pattern', pattern: '[^\\p{L}\\p{N}]+' } },
-  filter: { earshot_max40: { type: 'length', min: 1, max: 40 } },
   analyzer: {
-    earshot_text: {
-      type: 'custom',
-      tokenizer: 'earshot_words',
-      filter: ['lowercase', 'asciifolding', 'earshot_max40'],
-    },
+    earshot_text: { type: 'custom', tokenizer: 'whitespace', filter: [] },
     earshot_prefixes: { type: 'custom', tokenizer: 'whitespace', filter: [] },
   },
 };
@@ -77,6 +80,14 @@ export function openSearchMappings(dims: number): Record<IndexName, Json> {
     segment_id: keyword,
     segment_type: keyword,
     number: { type: 'integer' },
+  };
+  const passageFields = {
+    id: keyword,
+    ...episodeFields,
+    segment_id: keyword,
+    segment_type: keyword,
+    number: { type: 'integer' },
+    last_number: { type: 'integer' },
     vector_key: { type: 'keyword', index: false },
   };
   const clipFields = {
@@ -91,7 +102,8 @@ export function openSearchMappings(dims: number): Record<IndexName, Json> {
   };
   return {
     lines: { properties: { ...lineFields, text: { type: 'text', analyzer: 'earshot_text' } } },
-    line_vectors: { properties: { ...lineFields, text: { type: 'text', index: false }, vector } },
+    passages: { properties: { ...passageFields, text: { type: 'text', index: false } } },
+    passage_vectors: { properties: { ...passageFields, text: { type: 'text', index: false }, vector } },
     segments: {
       properties: {
         id: keyword,

@@ -4,7 +4,7 @@ import {
   clipDocument,
   clipFields,
   hasVector,
-  lineFields,
+  passageFields,
   segmentFields,
   waitingForVectors,
 } from '../index-rows.ts';
@@ -13,16 +13,17 @@ import { SearchAdapter } from '../search-adapter.ts';
 import { openSearchError } from '../search-errors.ts';
 import type {
   ClipDoc,
-  ClipSource,
   EpisodeDocs,
   EpisodePart,
-  LineDoc,
-  LineSource,
   NameDoc,
+  PassageDoc,
   SearchIndex,
   SearchIndexOptions,
+  VectorKind,
+  VectorSource,
   VectorUpdate,
 } from '../search-index.ts';
+import { indexTerms } from '../text-analysis.ts';
 import {
   ANALYSIS,
   DATA_INDEXES,
@@ -93,8 +94,8 @@ export class OpenSearchSearchIndex extends SearchAdapter implements SearchIndex 
     }
     if (this.meta && this.meta.layout !== LAYOUT) {
       throw new Error(
-        `the search indexes under the prefix ${this.prefix} have an earlier layout (vectors inside the line ` +
-          `documents, layout 1; this version uses layout ${LAYOUT}); rebuild them with the service stopped: ` +
+        `the search indexes under the prefix ${this.prefix} have an earlier layout (${this.meta.layout ?? 1}; ` +
+          `this version uses layout ${LAYOUT}: passages, text analysed once for both engines); rebuild them with the service stopped: ` +
           'npx earshot projections rebuild search',
       );
     }
@@ -119,7 +120,7 @@ export class OpenSearchSearchIndex extends SearchAdapter implements SearchIndex 
               index: {
                 number_of_shards: 1,
                 number_of_replicas: 0,
-                ...(index === 'line_vectors' || index === 'clip_vectors' ? { knn: true } : {}),
+                ...(index === 'passage_vectors' || index === 'clip_vectors' ? { knn: true } : {}),
               },
               analysis: ANALYSIS,
             },
@@ -194,11 +195,15 @@ export class OpenSearchSearchIndex extends SearchAdapter implements SearchIndex 
       index: this.name('episodes'),
       body: { query: { terms: { id: ids } } },
     });
-    const lineDoc = (l: LineDoc) => ({ ...lineFields(l), rev });
+    const passageDoc = (p: PassageDoc) => ({ ...passageFields(p), rev });
     const clipDoc = (c: ClipDoc) => ({ ...clipFields(c), rev });
-    const lines = batch.flatMap((b) => b.lines);
+    const passages = batch.flatMap((b) => b.passages);
     const clips = batch.flatMap((b) => b.clips);
-    await this.bulk('lines', lines.map(lineDoc));
+    await this.bulk(
+      'lines',
+      batch.flatMap((b) => b.lines.map((l) => ({ ...l, text: indexTerms(l.text), rev }))),
+    );
+    await this.bulk('passages', passages.map(passageDoc));
     await this.bulk(
       'segments',
       batch.flatMap((b) => b.segments.map((s) => ({ ...segmentFields(s), doc: s, rev }))),
@@ -213,8 +218,8 @@ export class OpenSearchSearchIndex extends SearchAdapter implements SearchIndex 
     );
     // The vectors the episodes keep (same key), beside their documents.
     await this.bulk(
-      'line_vectors',
-      lines.filter((l) => l.vector).map((l) => ({ ...lineDoc(l), vector: Array.from(l.vector!) })),
+      'passage_vectors',
+      passages.filter((p) => p.vector).map((p) => ({ ...passageDoc(p), vector: Array.from(p.vector!) })),
     );
     await this.bulk(
       'clip_vectors',
@@ -224,9 +229,16 @@ export class OpenSearchSearchIndex extends SearchAdapter implements SearchIndex 
       // Vector documents another process wrote are deleted too unless written again here: made
       // visible first (a vector written after this refresh is checked by its writer, putVectors).
       await this.client.indices.refresh({
-        index: `${this.name('line_vectors')},${this.name('clip_vectors')}`,
+        index: `${this.name('passage_vectors')},${this.name('clip_vectors')}`,
       });
-      for (const index of ['line_vectors', 'clip_vectors', 'lines', 'segments', 'clips'] as const) {
+      for (const index of [
+        'passage_vectors',
+        'clip_vectors',
+        'lines',
+        'passages',
+        'segments',
+        'clips',
+      ] as const) {
         await this.client.deleteByQuery({
           index: this.name(index),
           conflicts: 'proceed', // a document written again since the search is the new one: kept
@@ -258,7 +270,7 @@ export class OpenSearchSearchIndex extends SearchAdapter implements SearchIndex 
       [...latest.values()].map((d) => ({
         id: d.id,
         kind: d.kind,
-        names: d.names,
+        names: d.names.map(indexTerms),
         prefixes: namePrefixes(d.names).join(' '),
         popularity: d.popularity,
         record: d.record,
@@ -274,7 +286,7 @@ export class OpenSearchSearchIndex extends SearchAdapter implements SearchIndex 
     await this.client.indices.refresh({ index: DATA_INDEXES.map((i) => this.name(i)).join(',') });
   }
 
-  protected async putVectorsNow(kind: 'lines' | 'clips', updates: VectorUpdate[]): Promise<number> {
+  protected async putVectorsNow(kind: VectorKind, updates: VectorUpdate[]): Promise<number> {
     if (updates.length === 0) return 0;
     const latest = new Map(updates.map((u) => [u.id, u]));
     const ids = [...latest.keys()];
@@ -337,8 +349,8 @@ export class OpenSearchSearchIndex extends SearchAdapter implements SearchIndex 
     const entries = await this.reads.getByIds('pending', unique, ['id']);
     if (entries.size === 0) return;
     await this.refresh();
-    const { lines, clips } = await this.vectorSources([...entries.keys()]);
-    const open = new Set([...lines, ...clips].filter((r) => !r.has_vector).map((r) => r.episode_id));
+    const { passages, clips } = await this.vectorSources([...entries.keys()]);
+    const open = new Set([...passages, ...clips].filter((r) => !r.has_vector).map((r) => r.episode_id));
     const done = [...entries.entries()].filter(([id]) => !open.has(id));
     if (done.length === 0) return;
     await this.client.bulk({
@@ -360,7 +372,9 @@ export class OpenSearchSearchIndex extends SearchAdapter implements SearchIndex 
     return this.reads.pendingVectorEpisodes(limit);
   }
 
-  override async vectorSources(episodeIds: string[]): Promise<{ lines: LineSource[]; clips: ClipSource[] }> {
+  override async vectorSources(
+    episodeIds: string[],
+  ): Promise<{ passages: VectorSource[]; clips: VectorSource[] }> {
     await this.refreshIfNeeded();
     return this.reads.vectorSources(episodeIds);
   }

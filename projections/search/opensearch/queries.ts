@@ -12,7 +12,7 @@ import type { IndexName, Json } from './mappings.ts';
 
 const INDEX_FILTER_FIELDS: Record<IndexName, FilterFields> = {
   ...FILTER_FIELDS,
-  line_vectors: FILTER_FIELDS.lines,
+  passage_vectors: FILTER_FIELDS.passages,
   clip_vectors: FILTER_FIELDS.clips,
   pending: {},
   meta: {},

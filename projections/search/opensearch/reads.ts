@@ -1,21 +1,22 @@
 import type { Client } from '@opensearch-project/opensearch';
-import { chunks, hasVector } from '../index-rows.ts';
+import { chunks, hasVector, vectorBacklog } from '../index-rows.ts';
 import { fuzziness } from '../name-match.ts';
 import type {
   ClipDoc,
   ClipHit,
   ClipOrder,
-  ClipSource,
   EpisodePart,
   IndexStats,
   KeywordQuery,
   LineHit,
-  LineSource,
   NameHit,
   NameQuery,
+  PassageHit,
   SearchFilter,
   SegmentDoc,
   VectorBacklog,
+  VectorKind,
+  VectorSource,
 } from '../search-index.ts';
 import { analyze } from '../text-analysis.ts';
 import { type IndexName, type Json, VECTORS } from './mappings.ts';
@@ -56,7 +57,7 @@ export class OpenSearchReads {
   async storedVectors(episodeIds: string[]): Promise<Map<string, Float32Array>> {
     const out = new Map<string, Float32Array>();
     for (const ids of chunks([...new Set(episodeIds)], 100)) {
-      for (const kind of ['lines', 'clips'] as const) {
+      for (const kind of ['passages', 'clips'] as const) {
         const query = { bool: { filter: [{ terms: { episode_id: ids } }] } };
         for (const v of await this.scan(VECTORS[kind], query, ['vector_key', 'vector'])) {
           if (v.vector_key) out.set(v.vector_key, Float32Array.from(v.vector));
@@ -67,7 +68,13 @@ export class OpenSearchReads {
   }
 
   async pendingVectorEpisodes(limit: number): Promise<string[]> {
-    const hits = await this.search('pending', { size: limit, track_total_hits: false, _source: ['id'] });
+    // Newest published first: a backfill of older episodes yields to fresh ones.
+    const hits = await this.search('pending', {
+      size: limit,
+      track_total_hits: false,
+      _source: ['id'],
+      sort: [{ published_at: 'desc' }, { id: 'asc' }],
+    });
     return hits.map((h: Json) => h._source.id as string);
   }
 
@@ -90,8 +97,8 @@ export class OpenSearchReads {
     }
   }
 
-  /** Keys of the stored vectors of these episodes' lines or clips, by document id. */
-  async vectorKeys(kind: 'lines' | 'clips', episodeIds: string[]): Promise<Map<string, string | null>> {
+  /** Keys of the stored vectors of these episodes' passages or clips, by document id. */
+  async vectorKeys(kind: VectorKind, episodeIds: string[]): Promise<Map<string, string | null>> {
     const out = new Map<string, string | null>();
     for (const ids of chunks([...new Set(episodeIds)], 100)) {
       const query = { bool: { filter: [{ terms: { episode_id: ids } }] } };
@@ -102,30 +109,19 @@ export class OpenSearchReads {
     return out;
   }
 
-  async vectorSources(episodeIds: string[]): Promise<{ lines: LineSource[]; clips: ClipSource[] }> {
-    const lines: LineSource[] = [];
-    const clips: ClipSource[] = [];
-    const lineVectors = await this.vectorKeys('lines', episodeIds);
-    const clipVectors = await this.vectorKeys('clips', episodeIds);
-    for (const ids of chunks([...new Set(episodeIds)], 100)) {
-      const query = { bool: { filter: [{ terms: { episode_id: ids } }] } };
-      for (const l of await this.scan('lines', query, [
-        'id',
-        'episode_id',
-        'segment_id',
-        'number',
-        'text',
-        'vector_key',
-      ])) {
-        const key = l.vector_key ?? null;
-        lines.push({ ...l, vector_key: key, has_vector: hasVector(key, lineVectors, l.id) });
-      }
-      for (const c of await this.scan('clips', query, ['id', 'episode_id', 'text', 'vector_key'])) {
-        const key = c.vector_key ?? null;
-        clips.push({ ...c, vector_key: key, has_vector: hasVector(key, clipVectors, c.id) });
+  async vectorSources(episodeIds: string[]): Promise<{ passages: VectorSource[]; clips: VectorSource[] }> {
+    const out = { passages: [] as VectorSource[], clips: [] as VectorSource[] };
+    for (const kind of ['passages', 'clips'] as const) {
+      const stored = await this.vectorKeys(kind, episodeIds);
+      for (const ids of chunks([...new Set(episodeIds)], 100)) {
+        const query = { bool: { filter: [{ terms: { episode_id: ids } }] } };
+        for (const r of await this.scan(kind, query, ['id', 'episode_id', 'text', 'vector_key'])) {
+          const key = r.vector_key ?? null;
+          out[kind].push({ ...r, vector_key: key, has_vector: hasVector(key, stored, r.id) });
+        }
       }
     }
-    return { lines, clips };
+    return out;
   }
 
   /** Documents by id, read in real time (visible before a refresh): source and version of each found. */
@@ -148,13 +144,13 @@ export class OpenSearchReads {
   async vectorBacklog(): Promise<VectorBacklog> {
     const count = async (index: IndexName) =>
       ((await this.client.count({ index: this.name(index) })).body as Json).count as number;
-    const [lines, lineVectors, clips, clipVectors] = await Promise.all([
-      count('lines'),
-      count('line_vectors'),
+    const [passages, passageVectors, clips, clipVectors] = await Promise.all([
+      count('passages'),
+      count('passage_vectors'),
       count('clips'),
       count('clip_vectors'),
     ]);
-    return { lines: Math.max(0, lines - lineVectors), clips: Math.max(0, clips - clipVectors) };
+    return vectorBacklog(passages, passageVectors, clips, clipVectors);
   }
 
   async keywordLines(query: KeywordQuery, filter: SearchFilter, limit: number): Promise<LineHit[]> {
@@ -167,23 +163,23 @@ export class OpenSearchReads {
     return hits.map((h: Json) => ({ ...h._source, score: h._score }));
   }
 
-  async vectorLines(
+  async vectorPassages(
     vector: Float32Array,
     filter: SearchFilter,
     limit: number,
     options: { withVectors?: boolean } = {},
-  ): Promise<LineHit[]> {
-    const source = ['id', 'segment_id', 'episode_id', 'number', 'published_at'];
+  ): Promise<PassageHit[]> {
+    const source = ['id', 'segment_id', 'episode_id', 'number', 'last_number', 'published_at'];
     if (options.withVectors) source.push('text', 'vector');
-    const hits = await this.search('line_vectors', {
+    const hits = await this.search('passage_vectors', {
       size: limit,
       track_total_hits: false,
       _source: source,
-      query: knnQuery(vector, filterClauses('lines', filter), limit),
+      query: knnQuery(vector, filterClauses('passage_vectors', filter), limit),
     });
     return hits.map((h: Json) => {
       const { text, vector: v, ...rest } = h._source;
-      const hit: LineHit = { ...rest, score: innerProduct(h._score) };
+      const hit: PassageHit = { ...rest, score: innerProduct(h._score) };
       if (options.withVectors) {
         hit.text = text;
         hit.vector = Float32Array.from(v);
@@ -299,13 +295,14 @@ export class OpenSearchReads {
     const count = async (index: IndexName, query?: Json) =>
       ((await this.client.count({ index: this.name(index), body: query ? { query } : {} })).body as Json)
         .count as number;
-    const [lines, linesWithVectors, segments, clips, names] = await Promise.all([
+    const [lines, passages, passagesWithVectors, segments, clips, names] = await Promise.all([
       count('lines'),
-      count('line_vectors'),
+      count('passages'),
+      count('passage_vectors'),
       count('segments'),
       count('clips'),
       count('names'),
     ]);
-    return { lines, linesWithVectors, segments, clips, names };
+    return { lines, passages, passagesWithVectors, segments, clips, names };
   }
 }
