@@ -13,6 +13,7 @@ import { buildPlatform, createFeedHttp, type Platform } from './composition.ts';
 import { type Config, dashboardUrlOf, publicUrlOf } from './config.ts';
 import { consumerMetrics, Metrics } from './metrics.ts';
 import { operatorActions } from './operator.ts';
+import { createFacilitator, paymentSettings } from './payments.ts';
 import { declarePipeline, ofRoles } from './pipeline.ts';
 import { Readiness } from './readiness.ts';
 import { announceWhenReady, type DemoKey } from './ready-banner.ts';
@@ -236,6 +237,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         analytics: platform.analytics,
         archive: { store: platform.archive, feed: platform.liveFeed },
         ingest: { batches: batchIngest!, state: ingestState!, tokens: ingestTokens },
+        facilitator: createFacilitator(config),
         search: {
           index: platform.search.searchIndex,
           catalog: platform.catalog,
@@ -244,7 +246,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
           semanticUnavailableReason: () => platform.search.unavailableReason(),
         },
       },
-      settings: apiSettings(config),
+      settings: { ...apiSettings(config), payments: paymentSettings(config, platform.delivery.box) },
     });
     url = await app.listen({ port: config.env.PORT, host: config.env.HOST });
     demoKey = demoKeyOf(demo);

@@ -47,7 +47,8 @@ export function presentedCredential(request: FastifyRequest): { key: string; via
   const header = request.headers['x-api-key'];
   if (typeof header === 'string' && header.length > 0) return { key: header.trim(), via: 'header.x-api-key' };
   const auth = request.headers.authorization;
-  if (typeof auth === 'string' && auth.length > 0) {
+  // `Authorization: Payment …` pays for the request (see plugins/payments.ts); it is no account credential.
+  if (typeof auth === 'string' && auth.length > 0 && !/^Payment(\s|$)/i.test(auth.trim())) {
     const m = /^Bearer\s+(.+)$/i.exec(auth);
     return { key: m ? m[1]!.trim() : auth, via: 'header.authorization' };
   }
@@ -64,79 +65,84 @@ export function presentedCredential(request: FastifyRequest): { key: string; via
  * state store takes effect here within the cache time. An expiry takes effect at once: it is
  * checked on every request.
  */
-export const authenticationPlugin = fp<{ accounts: Accounts; dashboardUrl: string }>(
-  async (app: FastifyInstance, { accounts, dashboardUrl }) => {
-    const cache = new Map<string, { principal?: Principal; until: number }>();
-    const touched = new Map<string, number>();
-    let revocations = 0;
+export const authenticationPlugin = fp<{
+  accounts: Accounts;
+  dashboardUrl: string;
+  /** Whether a request without an account credential may pay for itself instead (payments on, route priced). */
+  payable?: (request: FastifyRequest) => boolean;
+}>(async (app: FastifyInstance, { accounts, dashboardUrl, payable }) => {
+  const cache = new Map<string, { principal?: Principal; until: number }>();
+  const touched = new Map<string, number>();
+  let revocations = 0;
 
-    async function lookup(key: string): Promise<Principal | undefined> {
-      const now = Date.now();
-      const hit = cache.get(key);
-      if (hit && hit.until > now) return hit.principal;
-      const seen = revocations;
-      const principal = await accounts.authenticate(key);
-      if (cache.size > 10_000) cache.clear();
-      // A lookup that a revocation overtook may have read the key as live: not cached.
-      if (seen === revocations) cache.set(key, { principal, until: now + CACHE_MS });
-      return principal;
+  async function lookup(key: string): Promise<Principal | undefined> {
+    const now = Date.now();
+    const hit = cache.get(key);
+    if (hit && hit.until > now) return hit.principal;
+    const seen = revocations;
+    const principal = await accounts.authenticate(key);
+    if (cache.size > 10_000) cache.clear();
+    // A lookup that a revocation overtook may have read the key as live: not cached.
+    if (seen === revocations) cache.set(key, { principal, until: now + CACHE_MS });
+    return principal;
+  }
+
+  // A key revoked in this process (dashboard, operator CLI through the admin socket) is
+  // refused from the next request on, not after the cache's few seconds.
+  const stop = accounts.onRevoked((keyId) => {
+    revocations++;
+    for (const [key, hit] of cache) if (hit.principal?.keyId === keyId) cache.delete(key);
+  });
+  app.addHook('onClose', async () => stop());
+
+  app.decorateRequest('principal', undefined);
+  app.addHook('onRequest', async (request) => {
+    if (accessOf(request) !== 'api_key') return;
+    const credential = presentedCredential(request);
+    // No account credential on a route one may pay for: the payments plugin answers (402 or serves).
+    if (!credential && payable?.(request)) return;
+    if (!credential) {
+      throw problem('authentication_required', 'Send your API key in the X-API-Key header.', {
+        errors: [{ location: 'header.x-api-key', message: 'is required' }],
+        headers: { 'www-authenticate': 'Bearer realm="earshot"' },
+        resolve: {
+          message:
+            'Sign up or sign in to the dashboard, mint a key for your project, and send it as X-API-Key, Authorization: Bearer, or ?api-key=.',
+          action: 'provide_api_key',
+          url: dashboardLink(dashboardUrl, dashboardPaths.signIn()),
+        },
+      });
     }
-
-    // A key revoked in this process (dashboard, operator CLI through the admin socket) is
-    // refused from the next request on, not after the cache's few seconds.
-    const stop = accounts.onRevoked((keyId) => {
-      revocations++;
-      for (const [key, hit] of cache) if (hit.principal?.keyId === keyId) cache.delete(key);
-    });
-    app.addHook('onClose', async () => stop());
-
-    app.decorateRequest('principal', undefined);
-    app.addHook('onRequest', async (request) => {
-      if (accessOf(request) !== 'api_key') return;
-      const credential = presentedCredential(request);
-      if (!credential) {
-        throw problem('authentication_required', 'Send your API key in the X-API-Key header.', {
-          errors: [{ location: 'header.x-api-key', message: 'is required' }],
-          headers: { 'www-authenticate': 'Bearer realm="earshot"' },
-          resolve: {
-            message:
-              'Sign up or sign in to the dashboard, mint a key for your project, and send it as X-API-Key, Authorization: Bearer, or ?api-key=.',
-            action: 'provide_api_key',
-            url: dashboardLink(dashboardUrl, dashboardPaths.signIn()),
-          },
-        });
-      }
-      const principal = await lookup(credential.key);
-      if (!principal) {
-        throw problem('invalid_api_key', 'The API key is unknown or has been revoked.', {
-          errors: [{ location: credential.via, message: 'is not a valid API key' }],
-          headers: { 'www-authenticate': 'Bearer realm="earshot", error="invalid_token"' },
-        });
-      }
-      // Checked on every request, cached or not: a key stops working the moment it expires.
-      if (isExpired(principal)) {
-        throw problem('api_key_expired', `The API key expired at ${principal.expiresAt!.toISOString()}.`, {
-          errors: [{ location: credential.via, message: 'has expired' }],
-          headers: { 'www-authenticate': 'Bearer realm="earshot", error="invalid_token"' },
-          resolve: {
-            message:
-              "Send a key that has not expired; mint a new one on the project's keys page in the dashboard.",
-            action: 'provide_api_key',
-            url: dashboardLink(dashboardUrl, dashboardPaths.keys(principal.project.id)),
-          },
-        });
-      }
-      request.principal = principal;
-      const last = touched.get(principal.keyId) ?? 0;
-      if (Date.now() - last > 60_000) {
-        touched.set(principal.keyId, Date.now());
-        accounts
-          .touchApiKey(principal.keyId)
-          .catch((err) => request.log.warn({ err }, 'could not record key use'));
-      }
-    });
-  },
-);
+    const principal = await lookup(credential.key);
+    if (!principal) {
+      throw problem('invalid_api_key', 'The API key is unknown or has been revoked.', {
+        errors: [{ location: credential.via, message: 'is not a valid API key' }],
+        headers: { 'www-authenticate': 'Bearer realm="earshot", error="invalid_token"' },
+      });
+    }
+    // Checked on every request, cached or not: a key stops working the moment it expires.
+    if (isExpired(principal)) {
+      throw problem('api_key_expired', `The API key expired at ${principal.expiresAt!.toISOString()}.`, {
+        errors: [{ location: credential.via, message: 'has expired' }],
+        headers: { 'www-authenticate': 'Bearer realm="earshot", error="invalid_token"' },
+        resolve: {
+          message:
+            "Send a key that has not expired; mint a new one on the project's keys page in the dashboard.",
+          action: 'provide_api_key',
+          url: dashboardLink(dashboardUrl, dashboardPaths.keys(principal.project.id)),
+        },
+      });
+    }
+    request.principal = principal;
+    const last = touched.get(principal.keyId) ?? 0;
+    if (Date.now() - last > 60_000) {
+      touched.set(principal.keyId, Date.now());
+      accounts
+        .touchApiKey(principal.keyId)
+        .catch((err) => request.log.warn({ err }, 'could not record key use'));
+    }
+  });
+});
 
 /** The verified principal of a request on an authenticated route. */
 export function principalOf(request: FastifyRequest): Principal {

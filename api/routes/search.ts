@@ -128,7 +128,6 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ services: SearchServices 
     '/v1/podcasts/episodes/search',
     {
       config: {
-        billable: { priceCents: 3 },
         queryConstraints: [notWith('entity_type', 'role'), onlyWithOneOf('role', 'entity_id', 'company_id')],
       },
       schema: {
@@ -147,7 +146,6 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ services: SearchServices 
     '/v1/podcasts/clips/search',
     {
       config: {
-        billable: { priceCents: 2 },
         queryConstraints: [
           atLeastOneOf('q', 'entity_id', 'company_id'),
           onlyWithOneOf('role', 'entity_id', 'company_id'),
@@ -166,7 +164,6 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ services: SearchServices 
   app.get(
     '/v1/podcasts/clips',
     {
-      config: { billable: { priceCents: 1 } },
       schema: {
         tags: ['clips'],
         summary: 'Clips across the catalog, best first',
@@ -180,7 +177,6 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ services: SearchServices 
   app.get(
     '/v1/podcasts/episodes/:id/clips',
     {
-      config: { billable: { priceCents: 1 } },
       schema: {
         tags: ['clips'],
         summary: 'Clips of one episode, best first',
@@ -197,7 +193,6 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ services: SearchServices 
   app.get(
     '/v1/entities/search',
     {
-      config: { billable: { priceCents: 1 } },
       schema: {
         tags: ['entities'],
         summary: 'Find people, companies and knowledge-graph entities by name',
@@ -218,7 +213,6 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ services: SearchServices 
   app.get(
     '/v1/podcasts/search',
     {
-      config: { billable: { priceCents: 1 } },
       schema: {
         tags: ['podcasts'],
         summary: 'Find podcasts by name',
