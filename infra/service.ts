@@ -8,6 +8,7 @@ import { BatchIngest } from '../ingest/loader/batch-ingest.ts';
 import { IngestState } from '../ingest/loader/ingest-state.ts';
 import { ConsumerRunner } from '../processors/consumer-runner.ts';
 import { IngestTokens } from '../projections/state/ingest-tokens.ts';
+import { PaymentLedger } from '../projections/state/payments.ts';
 import { adminSocketPath, startAdminSocket } from './admin-socket.ts';
 import { buildPlatform, createFeedHttp, type Platform } from './composition.ts';
 import { type Config, dashboardUrlOf, publicUrlOf } from './config.ts';
@@ -203,11 +204,13 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
 
   const admin = await startAdminSocket(
     adminSocketPath(config.dataDir),
-    operatorActions(platform.accounts, platform.delivery, new IngestTokens(platform.state), {
-      host: config.env.HOST,
-      roles: config.roles,
-      apiUrl: publicUrlOf(config),
-    }),
+    operatorActions(
+      platform.accounts,
+      platform.delivery,
+      new IngestTokens(platform.state),
+      { host: config.env.HOST, roles: config.roles, apiUrl: publicUrlOf(config) },
+      new PaymentLedger(platform.state),
+    ),
     logger,
   );
 

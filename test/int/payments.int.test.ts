@@ -1,4 +1,8 @@
+import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
 import type { FastifyInstance } from 'fastify';
@@ -15,7 +19,9 @@ import { loadPriceTable } from '../../api/payments/prices.ts';
 import { challengeFor, type PaymentTermsSettings } from '../../api/payments/terms.ts';
 import { localFacilitator } from '../../infra/payments.ts';
 import { LanceDbSearchIndex } from '../../projections/search/lancedb/lancedb-search-index.ts';
-import { PaymentLedger } from '../../projections/state/payments.ts';
+import { migrate } from '../../projections/state/migrations.ts';
+import { PaymentLedger, type PaymentRecord } from '../../projections/state/payments.ts';
+import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
 import { projectedCorpus } from '../support/analytics.ts';
 import { testApi } from '../support/api.ts';
 import {
@@ -525,3 +531,149 @@ function requirementsNonce(signature: string): `0x${string}` {
   };
   return payload.payload.authorization.nonce;
 }
+
+describe('pay per request, configured partly or not at all', () => {
+  const paid = (a: FastifyInstance) => a.get('/v1/test/paid', async () => ({ ok: true }));
+  const prices = { operations: { 'GET /v1/test/paid': 2 }, tools: {} };
+
+  it('without a recipient, payments are off: a billable endpoint answers 401 as before, discovery says off', async () => {
+    const api = await testApi({ payments: { prices } }, paid);
+    try {
+      const res = await api.app.inject({ method: 'GET', url: '/v1/test/paid' });
+      expect(res.statusCode).toBe(401);
+      expect(res.json().error_code).toBe('authentication_required');
+      expect(res.headers['payment-required']).toBeUndefined();
+      const paying = await api.app.inject({
+        method: 'GET',
+        url: '/v1/test/paid',
+        headers: { 'payment-signature': 'eyJ4NDAyVmVyc2lvbiI6Mn0=' },
+      });
+      expect(paying.statusCode).toBe(401);
+      const known = (await api.app.inject({ method: 'GET', url: '/.well-known/x402' })).json();
+      expect(known).toMatchObject({
+        payments: 'off',
+        networks: ['eip155:8453'],
+        resources: [{ method: 'GET', path: '/v1/test/paid', price: { cents: 2 }, network: 'eip155:8453' }],
+      });
+      const withKey = await api.app.inject({
+        method: 'GET',
+        url: '/v1/test/paid',
+        headers: { 'x-api-key': api.keys.starter! },
+      });
+      expect(withKey.statusCode).toBe(200);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('with a recipient but no way to settle, the terms are offered and a payment is refused with 503', async () => {
+    const terms: PaymentTermsSettings = {
+      payTo: '0x00000000000000000000000000000000000000a1',
+      network: 'eip155:8453',
+      asset: {
+        address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+        name: 'USD Coin',
+        version: '2',
+        decimals: 6,
+      },
+      maxTimeoutSeconds: 120,
+      challengeTtlSeconds: 300,
+      realm: '127.0.0.1:8080',
+      challengeKey: crypto.randomBytes(32),
+    };
+    const api = await testApi({ payments: { prices, terms } }, paid);
+    try {
+      const offer = await api.app.inject({ method: 'GET', url: '/v1/test/paid' });
+      expect(offer.statusCode).toBe(402);
+      expect(requirementsOf(offer.headers['payment-required'] as string)).toMatchObject({
+        amount: '20000',
+        payTo: terms.payTo,
+        network: 'eip155:8453',
+      });
+      const res = await api.app.inject({
+        method: 'GET',
+        url: '/v1/test/paid',
+        headers: { 'payment-signature': 'eyJ4NDAyVmVyc2lvbiI6Mn0=' },
+      });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({
+        error_code: 'payments_unavailable',
+        reason: 'settlement_unavailable',
+      });
+      expect(res.headers['payment-required']).toBeDefined();
+    } finally {
+      await api.close();
+    }
+  });
+});
+
+describe('earshot payments list', () => {
+  const tmp = tempDir();
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+  const earshot = (...args: string[]) =>
+    promisify(execFile)(process.execPath, [path.join(root, 'bin/earshot.js'), ...args], {
+      cwd: root,
+      env: { ...process.env, EARSHOT_DATA_DIR: tmp.dir, LOG_LEVEL: 'warn' },
+    });
+  let settled: PaymentRecord;
+
+  beforeAll(async () => {
+    // The store the CLI opens when no service runs (EARSHOT_DATA_DIR/state).
+    const state = new PgliteStateStore(path.join(tmp.dir, 'state'));
+    await migrate(state);
+    const ledger = new PaymentLedger(state);
+    const base = {
+      network: 'eip155:8453',
+      asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+      pay_to: '0x00000000000000000000000000000000000000a1',
+      payer: '0x00000000000000000000000000000000000000b2',
+      amount: '10000',
+      price_cents: 1,
+      method: 'GET',
+      resource: '/v1/podcasts?limit=2',
+    };
+    const first = await ledger.reserve({ ...base, protocol: 'x402', authorization_key: 'k1' });
+    if (!('record' in first)) throw new Error('not reserved');
+    settled = await ledger.settled(first.record.id, `0x${'ab'.repeat(32)}`);
+    const second = await ledger.reserve({
+      ...base,
+      protocol: 'mpp',
+      authorization_key: 'k2',
+      challenge_id: 'c2',
+    });
+    if (!('record' in second)) throw new Error('not reserved');
+    await ledger.released(second.record.id, 'answered 404');
+    // The same authorization again while it is held, and the same challenge with another one: refused.
+    expect(await ledger.reserve({ ...base, protocol: 'x402', authorization_key: 'k1' })).toEqual({
+      refused: 'already_settled',
+    });
+    expect(
+      await ledger.reserve({ ...base, protocol: 'mpp', authorization_key: 'k3', challenge_id: 'c2' }),
+    ).toMatchObject({ refused: expect.any(String) });
+    await state.close();
+  });
+  afterAll(() => tmp.remove());
+
+  it('lists the ledger, newest first, each settled payment with the receipt it was answered with', {
+    timeout: 240_000,
+  }, async () => {
+    const json = await earshot('payments', 'list', '--json');
+    const rows = json.stdout
+      .trim()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as { id: string; state: string; receipt: { header: string; value: string } | null },
+      );
+    expect(rows.map((r) => r.state)).toEqual(['released', 'settled']);
+    expect(rows[1]).toMatchObject({ id: settled.id, tx_hash: settled.tx_hash });
+    expect(rows[1]!.receipt).toEqual({
+      header: 'payment-response',
+      value: receiptHeaders(settled)['payment-response'],
+    });
+    expect(rows[0]!.receipt).toBeNull();
+    const table = await earshot('payments', 'list', '--state', 'settled');
+    expect(table.stdout).toContain(settled.id);
+    expect(table.stdout).not.toContain('released');
+  });
+});
