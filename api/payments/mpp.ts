@@ -5,7 +5,8 @@ import crypto from 'node:crypto';
  * `WWW-Authenticate: Payment …`, the credential a client returns in `Authorization: Payment …`
  * and the `Payment-Receipt`. The `id` is an HMAC of the other parameters and of the request they
  * were issued for, so the server needs no stored challenge: a credential echoes the challenge,
- * and a forged or altered one does not verify. Single use is the ledger's job.
+ * and a forged or altered one does not verify. Single use is the ledger's job (the ledger keeps
+ * each challenge id it accepted, unique).
  */
 export interface PaymentChallenge {
   id: string;
@@ -61,14 +62,17 @@ export function base64url(value: unknown): string {
   return Buffer.from(typeof value === 'string' ? value : canonicalJson(value)).toString('base64url');
 }
 
-/** The HMAC binding a challenge's parameters to the request (method and target) it was issued for. */
-export function challengeId(
+const SALT_BYTES = 16;
+
+function mac(
   key: Buffer,
+  salt: Buffer,
   params: Omit<PaymentChallenge, 'id' | 'description'>,
   target: { method: string; url: string },
-): string {
+): Buffer {
   return crypto
     .createHmac('sha256', key)
+    .update(salt)
     .update(
       [
         params.realm,
@@ -80,7 +84,21 @@ export function challengeId(
         target.url,
       ].join('\n'),
     )
-    .digest('base64url');
+    .digest();
+}
+
+/**
+ * A challenge id: 128 random bits (every challenge is distinct, even two issued in the same
+ * second for the same request) followed by an HMAC of them, the challenge's parameters and the
+ * request (method and target) it was issued for.
+ */
+export function challengeId(
+  key: Buffer,
+  params: Omit<PaymentChallenge, 'id' | 'description'>,
+  target: { method: string; url: string },
+  salt: Buffer = crypto.randomBytes(SALT_BYTES),
+): string {
+  return Buffer.concat([salt, mac(key, salt, params, target)]).toString('base64url');
 }
 
 export function verifyChallengeId(
@@ -88,9 +106,10 @@ export function verifyChallengeId(
   challenge: PaymentChallenge,
   target: { method: string; url: string },
 ): boolean {
-  const expected = Buffer.from(challengeId(key, challenge, target));
-  const given = Buffer.from(String(challenge.id));
-  return expected.length === given.length && crypto.timingSafeEqual(expected, given);
+  const raw = Buffer.from(String(challenge.id), 'base64url');
+  if (raw.length !== SALT_BYTES + 32 || raw.toString('base64url') !== challenge.id) return false;
+  const expected = mac(key, raw.subarray(0, SALT_BYTES), challenge, target);
+  return crypto.timingSafeEqual(expected, raw.subarray(SALT_BYTES));
 }
 
 const quote = (v: string) => `"${v.replace(/["\\]/g, '\\$&')}"`;

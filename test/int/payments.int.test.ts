@@ -417,6 +417,26 @@ describe('pay per request', () => {
       expect((await balances()).payer).toBe(before.payer - CENT);
     });
 
+    it('issues a distinct challenge each time, even twice in one second for one request, and each pays once', async () => {
+      const before = await balances();
+      const [a, b] = await Promise.all([ask('/v1/entities/types'), ask('/v1/entities/types')]);
+      const ids = [a, b].map((r) => parseChallenge(r.headers['www-authenticate'] as string)!);
+      expect(ids[0]!.id).not.toBe(ids[1]!.id);
+      // Same parameters, same instant: still two challenges.
+      const resource = { method: 'GET', target: '/v1/entities/types', url: '', description: 'x', cents: 1 };
+      const now = Date.now();
+      expect(challengeFor(terms, resource, now).id).not.toBe(challengeFor(terms, resource, now).id);
+      for (const offer of [a, b]) {
+        const credential = await mppAuthorization(offer.headers['www-authenticate'] as string, payer(), {
+          name: TOKEN_NAME,
+          version: TOKEN_VERSION,
+        });
+        const res = await ask('/v1/entities/types', { authorization: credential });
+        expect(res.statusCode, res.body).toBe(200);
+      }
+      expect((await balances()).payer).toBe(before.payer - 2n * CENT);
+    });
+
     it('refuses a forged id, a challenge for another request, an expired challenge and an unbound authorization', async () => {
       const before = await balances();
       const offer = await ask('/v1/entities/types');
