@@ -26,6 +26,7 @@ import { projectedCorpus } from '../support/analytics.ts';
 import { testApi } from '../support/api.ts';
 import {
   CHAIN_ID,
+  compileTestToken,
   deployTestToken,
   type LocalChain,
   startChain,
@@ -92,7 +93,10 @@ describe('pay per request', () => {
       challengeKey: crypto.randomBytes(32),
     };
     payments = {
-      prices: { operations: { ...defaults.operations, 'GET /v1/test/paid-explode': 1 }, tools: {} },
+      prices: {
+        operations: { ...defaults.operations, 'GET /v1/test/paid-explode': 1, 'GET /v1/test/paid-drain': 1 },
+        tools: {},
+      },
       terms,
     };
     const facilitator = localFacilitator({
@@ -101,10 +105,25 @@ describe('pay per request', () => {
       network: chain.network,
     });
     fx = await projectedCorpus({ podcasts: 3, episodesPerPodcast: 2, seed: 19, asOf: AS_OF });
-    const explode = (a: FastifyInstance) =>
+    const explode = (a: FastifyInstance) => {
       a.get('/v1/test/paid-explode', async () => {
         throw new Error('the handler failed');
       });
+      // Succeeds, but meanwhile the payer spends everything: the settlement fails on chain.
+      a.get('/v1/test/paid-drain', async () => {
+        const spender = chain.walletFor(chain.accounts[3]!);
+        const { abi } = compileTestToken();
+        const all = await token.balanceOf(chain.accounts[3]!.address);
+        const tx = await spender.writeContract({
+          address: token.address,
+          abi,
+          functionName: 'transfer',
+          args: [chain.accounts[0]!.address, all],
+        });
+        await spender.waitForTransactionReceipt({ hash: tx });
+        return { ok: true };
+      });
+    };
     await searchIndex.open();
     // Every payable route is served: the analytics and catalog reads, and search (an empty index).
     api = await testApi({ payments, rateLimitPerMinute: 100_000 }, explode, {
@@ -242,6 +261,26 @@ describe('pay per request', () => {
     expect((await balances()).payer).toBe(before.payer - CENT);
     const [record] = await new PaymentLedger(fx.state).list({ limit: 1 });
     expect(record).toMatchObject({ state: 'settled', attempts: 4 });
+  });
+
+  it('withholds a successful answer whose transfer cannot be settled: 402, nothing charged, the payment recorded failed', async () => {
+    const drained = chain.accounts[3]!;
+    const before = await token.balanceOf(payTo());
+    const offer = await ask('/v1/test/paid-drain');
+    const signature = await x402Signature(offer.headers['payment-required'] as string, drained);
+    const res = await ask('/v1/test/paid-drain', { 'payment-signature': signature });
+    expect(res.statusCode, res.body).toBe(402);
+    expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(res.json()).toMatchObject({ error_code: 'payment_settlement_failed' });
+    expect(res.body).not.toContain('"ok"');
+    expect(res.headers['payment-response']).toBeUndefined();
+    expect(res.headers['payment-required']).toBeDefined();
+    expect(await token.balanceOf(payTo())).toBe(before);
+    const [record] = await new PaymentLedger(fx.state).list({ limit: 1 });
+    expect(record).toMatchObject({ state: 'failed', payer: drained.address, tx_hash: null });
+    // Spent for good: the same signature is refused, not served again.
+    const again = await ask('/v1/test/paid-drain', { 'payment-signature': signature });
+    expect(again.json()).toMatchObject({ reason: 'payment_already_used' });
   });
 
   it('refuses a payment for the wrong amount, recipient, network or asset, or past its window, with 402 naming the reason', async () => {
