@@ -140,6 +140,9 @@ async function withOperator<T>(fn: (ops: OperatorActions) => Promise<T>): Promis
     { IngestTokens },
     { CatalogReader },
     { operatorActions },
+    { AccessTokens },
+    { OAuthSigningKeyRows },
+    { publicUrlOf },
     { PaymentLedger },
   ] = await Promise.all([
     import('./composition.ts'),
@@ -148,6 +151,9 @@ async function withOperator<T>(fn: (ops: OperatorActions) => Promise<T>): Promis
     import('../projections/state/ingest-tokens.ts'),
     import('../projections/catalog/catalog-reader.ts'),
     import('./operator.ts'),
+    import('../api/oauth/access-tokens.ts'),
+    import('../projections/state/oauth-keys.ts'),
+    import('./config.ts'),
     import('../projections/state/payments.ts'),
   ]);
   const state = createStateStore(cfg);
@@ -155,12 +161,14 @@ async function withOperator<T>(fn: (ops: OperatorActions) => Promise<T>): Promis
     await migrate(state);
     const delivery = createDelivery(cfg, state, new CatalogReader(state));
     try {
+      const signingKeys = new AccessTokens(new OAuthSigningKeyRows(state), delivery.box, publicUrlOf(cfg));
       return await fn(
         operatorActions(
           new Accounts(state),
           delivery,
           new IngestTokens(state),
           undefined,
+          signingKeys,
           new PaymentLedger(state),
         ),
       );
@@ -244,6 +252,17 @@ payments
         created: new Date(p.created_at).toISOString(),
       })),
     );
+  });
+
+const oauth = program.command('oauth').description('OAuth 2.1 for agent clients (operators)');
+oauth
+  .command('rotate-keys')
+  .description(
+    'a new key signs access tokens from now on; the previous ones stay published at the JWKS URI for an hour',
+  )
+  .action(async () => {
+    const { kid, retired } = await withOperator((ops) => ops.rotateSigningKeys({}));
+    console.log(`signing key ${kid} is current${retired.length ? `; retired ${retired.join(', ')} (published for another hour)` : ''}`);
   });
 
 const keys = program.command('keys').description('API keys (operators only; the API can never manage keys)');

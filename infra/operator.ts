@@ -49,6 +49,8 @@ export interface OperatorActions {
   listIngestTokens(input: Record<string, never>): Promise<IngestTokenRecord[]>;
   /** Payments taken per request, newest first, each settled one with the receipt header it was answered with. */
   listPayments(input: { limit?: number; state?: PaymentState }): Promise<PaymentListing[]>;
+  /** A new key signs access tokens from now on; the previous ones stay published for an hour. */
+  rotateSigningKeys(input: Record<string, never>): Promise<{ kid: string; retired: string[] }>;
   /**
    * `earshot webhooks listen`: creates or reuses the project's listen connection, pointed at the
    * receiver's loopback `url`, and lets the outbound guard reach it for a lease the command
@@ -128,6 +130,7 @@ export function operatorActions(
   delivery?: DeliveryKit,
   ingestTokens?: IngestTokens,
   service?: ServiceFacts,
+  signingKeys?: { rotate(): Promise<{ kid: string; retired: string[] }> },
   payments?: PaymentLedger,
 ): OperatorActions {
   function tokens(): IngestTokens {
@@ -263,6 +266,10 @@ export function operatorActions(
         const [header, value] = Object.entries(receiptHeaders(record))[0]!;
         return { ...record, receipt: { header, value } };
       });
+    },
+    rotateSigningKeys: () => {
+      if (!signingKeys) throw new OperatorError('the token-signing keys are not available here');
+      return signingKeys.rotate();
     },
   };
 }
