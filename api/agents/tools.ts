@@ -1,9 +1,19 @@
 import { READ, type ToolAnnotations, type ToolDeclaration } from './tool-registry.ts';
 
 /** Creates something new each time (not idempotent), destroys nothing. */
-const CREATE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+const CREATE: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+};
 /** Sets a state: repeating it changes nothing more. */
-const SET_STATE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const SET_STATE: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
 
 const episode = { id: { name: 'episode_id', description: 'episode slug or ID (as returned by any tool)' } };
 const podcast = { id: { name: 'podcast_id', description: 'podcast slug, ID or numeric directory ID' } };
@@ -199,7 +209,8 @@ export const TOOLS: readonly ToolDeclaration[] = [
   {
     name: 'earshot_list_entities',
     title: 'Most-mentioned entities',
-    description: 'Most-mentioned entities, or exactly the entities named in ids. To find one by name, use earshot_search_entities.',
+    description:
+      'Most-mentioned entities, or exactly the entities named in ids. To find one by name, use earshot_search_entities.',
     category: 'entities',
     operation: { method: 'GET', path: '/v1/entities' },
     annotations: READ,
@@ -216,7 +227,8 @@ export const TOOLS: readonly ToolDeclaration[] = [
   {
     name: 'earshot_list_mentions',
     title: 'Lines that mention an entity',
-    description: 'The transcript lines that mention an entity (entity_id) or company (company_id), newest episode first.',
+    description:
+      'The transcript lines that mention an entity (entity_id) or company (company_id), newest episode first.',
     category: 'mentions',
     operation: { method: 'GET', path: '/v1/podcasts/mentions' },
     annotations: READ,
@@ -387,7 +399,8 @@ export const TOOLS: readonly ToolDeclaration[] = [
   {
     name: 'earshot_preview_alert',
     title: 'Preview an alert',
-    description: 'Starts estimating how many matches an alert would have; read the result with earshot_get_alert_preview.',
+    description:
+      'Starts estimating how many matches an alert would have; read the result with earshot_get_alert_preview.',
     category: 'alerts',
     operation: { method: 'POST', path: '/v1/projects/:projectId/alerts/preview' },
     params: project,
