@@ -19,6 +19,7 @@ import { ApiKeyUsage } from '../projections/state/api-key-usage.ts';
 import { Memberships } from '../projections/state/memberships.ts';
 import { OAuthGrants } from '../projections/state/oauth-grants.ts';
 import { OAuthSigningKeyRows } from '../projections/state/oauth-keys.ts';
+import { PaymentLedger } from '../projections/state/payments.ts';
 import { People } from '../projections/state/people.ts';
 import { Sessions } from '../projections/state/sessions.ts';
 import type { StateStore } from '../projections/state/state-store.ts';
@@ -32,8 +33,12 @@ import { Clients } from './oauth/clients.ts';
 import { oauthRoutes } from './oauth/routes.ts';
 import { pageRoutes } from './pages/pages.ts';
 import { Cursors } from './pagination.ts';
+import { type Facilitator, PaymentGate } from './payments/gate.ts';
+import { DEFAULT_NETWORK, loadPriceTable, type PriceTable } from './payments/prices.ts';
+import { type PaymentTermsSettings, paymentInfo } from './payments/terms.ts';
 import { authenticationPlugin, InProcessCalls } from './plugins/authentication.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
+import { payableRoute, paymentsPlugin } from './plugins/payments.ts';
 import { clientErrorHandler, frameworkErrors, problemsPlugin } from './plugins/problems.ts';
 import { rateLimitsPlugin } from './plugins/rate-limits.ts';
 import { textGuardPlugin } from './plugins/text-guard.ts';
@@ -117,6 +122,17 @@ export interface ApiSettings {
   archiveBuildsDir?: string;
   /** How long a built day serves before it is built again (default 10 minutes). */
   archiveBuildsTtlMs?: number;
+  /** Pay per request (default: the default price table, payments off). */
+  payments?: PaymentSettings;
+}
+
+export interface PaymentSettings {
+  /** What each payable operation and tool costs (default `api/payments/prices.json`). */
+  prices?: PriceTable;
+  /** The network the terms name, also when payments are off (default `eip155:8453`). */
+  network?: string;
+  /** Recipient, asset and challenge key: payments are on when present. */
+  terms?: PaymentTermsSettings;
 }
 
 /** What routes read from. Each store or engine the API needs is one field here. */
@@ -141,6 +157,8 @@ export interface ApiServices {
   archive?: { store: ArchiveStore; feed: LiveFeed };
   /** People, sessions, memberships and key usage (default: on `state`, links signed with `delivery.box`). */
   people?: PeopleServices;
+  /** Verifies and settles payments (absent with payments on: terms offered, payments refused with 503). */
+  facilitator?: Facilitator;
 }
 
 /** The dashboard's services on a state store; verification links are signed with a key of their own. */
@@ -199,11 +217,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('cursors', new Cursors(services.delivery.box));
   await app.register(problemsPlugin, { docsUrl: settings.docsUrl });
   await app.register(textGuardPlugin);
+  const prices = settings.payments?.prices ?? loadPriceTable();
+  const network = settings.payments?.terms?.network ?? settings.payments?.network ?? DEFAULT_NETWORK;
+  const paymentTerms = settings.payments?.terms;
+  const gate = paymentTerms
+    ? new PaymentGate(paymentTerms, new PaymentLedger(services.state), services.facilitator)
+    : undefined;
   const mcpUrl = settings.mcpUrl ?? defaultMcpUrl(settings.publicUrl);
   await app.register(openapiPlugin, {
     publicUrl: settings.publicUrl,
     docsUrl: settings.docsUrl,
     dashboardUrl: settings.dashboardUrl,
+    prices,
+    paymentInfo: (cents) => paymentInfo(paymentTerms, network, cents),
     mcpUrl,
   });
   // Rate limits first: their failed-authentication check runs before a key is looked up.
@@ -218,6 +244,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     accounts: services.accounts,
     dashboardUrl: settings.dashboardUrl,
     inProcess,
+    payable: (request) => payableRoute(gate, prices, request) !== undefined,
+  });
+  // After authentication: a request with an account never takes the payment path.
+  await app.register(paymentsPlugin, {
+    gate,
+    prices,
+    publicUrl: settings.publicUrl,
+    docsUrl: settings.docsUrl,
+    network,
   });
   const people = services.people ?? peopleServices(services.state, services.delivery);
   const usageCounter = new UsageCounter(people.usage, app.log);

@@ -10,6 +10,8 @@ import { invalidParameter, problem } from './problem.ts';
  * premium endpoints (`premium_required`, 403). Refusals name what to drop or where to upgrade.
  */
 export function requirePremiumEndpoint(request: FastifyRequest, dashboardUrl: string): void {
+  // A request paid for per request has bought this endpoint at its price.
+  if (request.payment) return;
   const principal = principalOf(request);
   if (principal.plan.premium_endpoints) return;
   const path = request.url.split('?')[0]!;
@@ -95,7 +97,7 @@ export function parseIncludes<const T extends string>(
   }
   const wanted = new Set(values as T[]);
   const refused = [...wanted].filter((v) => premium.includes(v));
-  if (refused.length > 0 && !principalOf(request).plan.premium_endpoints) {
+  if (refused.length > 0 && !request.payment && !principalOf(request).plan.premium_endpoints) {
     throw problem(
       'premium_required',
       `The include values ${refused.join(', ')} are premium; the ${principalOf(request).plan.name} plan does not include them. Retry without them.`,

@@ -26,6 +26,8 @@ export interface ProblemDocument {
   error_code: string;
   errors: FieldError[];
   resolve?: Resolve;
+  /** Why a payment was refused (payment problems only). */
+  reason?: string;
 }
 
 /** The catalog of stable error codes with their status and title. */
@@ -38,6 +40,11 @@ export const ERROR_CODES = {
   invalid_token: { status: 401, title: 'Invalid access token' },
   invalid_ingest_token: { status: 401, title: 'Invalid ingest token' },
   invalid_link_token: { status: 401, title: 'Invalid link token' },
+  payment_required: { status: 402, title: 'Payment required' },
+  payment_invalid: { status: 402, title: 'Payment refused' },
+  payment_settlement_failed: { status: 402, title: 'Payment could not be settled' },
+  payment_protocol_conflict: { status: 400, title: 'More than one payment protocol' },
+  payments_unavailable: { status: 503, title: 'Payments cannot be taken now' },
   forbidden: { status: 403, title: 'Forbidden' },
   credential_management_forbidden: { status: 403, title: 'Credentials cannot be managed with an API key' },
   premium_required: { status: 403, title: 'Premium plan required' },
@@ -76,6 +83,8 @@ export class ProblemError extends Error {
       resolve?: Resolve;
       headers?: Record<string, string>;
       status?: number;
+      /** Why a payment was refused (a stable code, `payment_invalid` and its kin). */
+      reason?: string;
     } = {},
   ) {
     super(detail);
@@ -110,5 +119,6 @@ export function toDocument(err: ProblemError, docsUrl: string, instance: string)
     errors: err.options.errors ?? [],
   };
   if (err.options.resolve) doc.resolve = err.options.resolve;
+  if (err.options.reason) doc.reason = err.options.reason;
   return doc;
 }

@@ -63,6 +63,7 @@ export const ProblemSchema = Type.Object(
         url: Type.Optional(Type.String()),
       }),
     ),
+    reason: Type.Optional(Type.String({ description: 'why a payment was refused (payment problems only)' })),
   },
   { $id: 'Problem', description: 'RFC 9457 problem document (application/problem+json)' },
 );

@@ -143,6 +143,7 @@ async function withOperator<T>(fn: (ops: OperatorActions) => Promise<T>): Promis
     { AccessTokens },
     { OAuthSigningKeyRows },
     { publicUrlOf },
+    { PaymentLedger },
   ] = await Promise.all([
     import('./composition.ts'),
     import('../projections/state/migrations.ts'),
@@ -153,6 +154,7 @@ async function withOperator<T>(fn: (ops: OperatorActions) => Promise<T>): Promis
     import('../api/oauth/access-tokens.ts'),
     import('../projections/state/oauth-keys.ts'),
     import('./config.ts'),
+    import('../projections/state/payments.ts'),
   ]);
   const state = createStateStore(cfg);
   try {
@@ -161,7 +163,14 @@ async function withOperator<T>(fn: (ops: OperatorActions) => Promise<T>): Promis
     try {
       const signingKeys = new AccessTokens(new OAuthSigningKeyRows(state), delivery.box, publicUrlOf(cfg));
       return await fn(
-        operatorActions(new Accounts(state), delivery, new IngestTokens(state), undefined, signingKeys),
+        operatorActions(
+          new Accounts(state),
+          delivery,
+          new IngestTokens(state),
+          undefined,
+          signingKeys,
+          new PaymentLedger(state),
+        ),
       );
     } finally {
       await delivery.close();
@@ -207,6 +216,40 @@ ingestTokens
         created: new Date(t.created_at).toISOString(),
         last_used: t.last_used_at ? new Date(t.last_used_at).toISOString() : '',
         revoked: t.revoked_at ? new Date(t.revoked_at).toISOString() : '',
+      })),
+    );
+  });
+
+const payments = program
+  .command('payments')
+  .description('payments taken per request without an account (x402 and the Payment scheme)');
+
+payments
+  .command('list')
+  .description('the payments ledger, newest first: accepted payments and their settlement or release')
+  .option('--limit <n>', 'how many (1-10000)', (v) => Number(v), 50)
+  .option('--state <state>', 'only payments in this state: reserved, settled, released, failed')
+  .option('--json', 'print JSON lines, each settled payment with its receipt header')
+  .action(async (opts: { limit: number; state?: string; json?: boolean }) => {
+    const list = await withOperator((ops) =>
+      ops.listPayments({ limit: opts.limit, ...(opts.state ? { state: opts.state as 'settled' } : {}) }),
+    );
+    if (opts.json) {
+      for (const p of list) console.log(JSON.stringify(p));
+      return;
+    }
+    console.table(
+      list.map((p) => ({
+        id: p.id,
+        protocol: p.protocol,
+        state: p.state,
+        cents: p.price_cents,
+        payer: p.payer,
+        resource: `${p.method} ${p.resource}`,
+        tx: p.tx_hash ?? '',
+        attempts: p.attempts,
+        failure: p.failure ?? '',
+        created: new Date(p.created_at).toISOString(),
       })),
     );
   });

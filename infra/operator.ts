@@ -1,5 +1,6 @@
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { receiptHeaders } from '../api/payments/gate.ts';
 import {
   type ChatConnection,
   closeListenSession,
@@ -17,6 +18,7 @@ import type {
   Project,
 } from '../projections/state/accounts.ts';
 import type { IngestTokenRecord, IngestTokens } from '../projections/state/ingest-tokens.ts';
+import type { PaymentLedger, PaymentRecord, PaymentState } from '../projections/state/payments.ts';
 
 /**
  * Operator actions on accounts. They run against the state store directly, or inside a running
@@ -45,6 +47,8 @@ export interface OperatorActions {
   createIngestToken(input: { name?: string }): Promise<{ token: string; record: IngestTokenRecord }>;
   revokeIngestToken(input: { tokenId: string }): Promise<IngestTokenRecord>;
   listIngestTokens(input: Record<string, never>): Promise<IngestTokenRecord[]>;
+  /** Payments taken per request, newest first, each settled one with the receipt header it was answered with. */
+  listPayments(input: { limit?: number; state?: PaymentState }): Promise<PaymentListing[]>;
   /** A new key signs access tokens from now on; the previous ones stay published for an hour. */
   rotateSigningKeys(input: Record<string, never>): Promise<{ kid: string; retired: string[] }>;
   /**
@@ -57,6 +61,13 @@ export interface OperatorActions {
   renewWebhookListen(input: { leaseId: string }): Promise<{ renewed: boolean }>;
   closeWebhookListen(input: { leaseId: string }): Promise<{ closed: boolean }>;
 }
+
+export interface PaymentListing extends PaymentRecord {
+  /** The receipt header (`PAYMENT-RESPONSE` or `Payment-Receipt`) of a settled payment, rebuilt from the ledger. */
+  receipt: { header: string; value: string } | null;
+}
+
+export const PAYMENT_STATES: readonly PaymentState[] = ['reserved', 'settled', 'released', 'failed'];
 
 export interface ListenSessionInfo extends ListenSession {
   project_id: string;
@@ -120,6 +131,7 @@ export function operatorActions(
   ingestTokens?: IngestTokens,
   service?: ServiceFacts,
   signingKeys?: { rotate(): Promise<{ kid: string; retired: string[] }> },
+  payments?: PaymentLedger,
 ): OperatorActions {
   function tokens(): IngestTokens {
     if (!ingestTokens) throw new OperatorError('ingest tokens are not available here');
@@ -241,6 +253,20 @@ export function operatorActions(
     createIngestToken: (input) => tokens().create({ name: input.name }),
     revokeIngestToken: (input) => tokens().revoke(input.tokenId),
     listIngestTokens: () => tokens().list(),
+    async listPayments(input) {
+      if (!payments) throw new OperatorError('the payments ledger is not available here');
+      if (input.state !== undefined && !PAYMENT_STATES.includes(input.state))
+        throw new OperatorError(`--state is one of ${PAYMENT_STATES.join(', ')}`);
+      const limit = input.limit ?? 50;
+      if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
+        throw new OperatorError('--limit is a whole number from 1 to 10000');
+      const records = await payments.list({ limit, ...(input.state ? { state: input.state } : {}) });
+      return records.map((record) => {
+        if (record.state !== 'settled') return { ...record, receipt: null };
+        const [header, value] = Object.entries(receiptHeaders(record))[0]!;
+        return { ...record, receipt: { header, value } };
+      });
+    },
     rotateSigningKeys: () => {
       if (!signingKeys) throw new OperatorError('the token-signing keys are not available here');
       return signingKeys.rotate();

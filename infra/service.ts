@@ -11,11 +11,13 @@ import { BatchIngest } from '../ingest/loader/batch-ingest.ts';
 import { IngestState } from '../ingest/loader/ingest-state.ts';
 import { ConsumerRunner } from '../processors/consumer-runner.ts';
 import { IngestTokens } from '../projections/state/ingest-tokens.ts';
+import { PaymentLedger } from '../projections/state/payments.ts';
 import { adminSocketPath, startAdminSocket } from './admin-socket.ts';
 import { buildPlatform, createFeedHttp, type Platform } from './composition.ts';
 import { type Config, dashboardUrlOf, mcpUrlOf, publicUrlOf } from './config.ts';
 import { consumerMetrics, Metrics } from './metrics.ts';
 import { operatorActions } from './operator.ts';
+import { createFacilitator, paymentSettings } from './payments.ts';
 import { declarePipeline, ofRoles } from './pipeline.ts';
 import { Readiness } from './readiness.ts';
 import { announceWhenReady, type DemoKey } from './ready-banner.ts';
@@ -208,11 +210,14 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
 
   const admin = await startAdminSocket(
     adminSocketPath(config.dataDir),
-    operatorActions(platform.accounts, platform.delivery, new IngestTokens(platform.state), {
-      host: config.env.HOST,
-      roles: config.roles,
-      apiUrl: publicUrlOf(config),
-    }),
+    operatorActions(
+      platform.accounts,
+      platform.delivery,
+      new IngestTokens(platform.state),
+      { host: config.env.HOST, roles: config.roles, apiUrl: publicUrlOf(config) },
+      undefined,
+      new PaymentLedger(platform.state),
+    ),
     logger,
   );
 
@@ -256,6 +261,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         ...(batchIngest && ingestState
           ? { ingest: { batches: batchIngest, state: ingestState, tokens: ingestTokens } }
           : {}),
+        facilitator: createFacilitator(config),
         search: {
           index: platform.search.searchIndex,
           catalog: platform.catalog,
@@ -265,7 +271,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
           semanticCoverage: () => platform.search.semanticCoverage(),
         },
       },
-      settings: { ...apiSettings(config), mcpUrl },
+      settings: { ...apiSettings(config), mcpUrl, payments: paymentSettings(config, platform.delivery.box) },
     });
     if (config.roles.has('api')) url = await app.listen({ port: config.env.PORT, host: config.env.HOST });
     else await app.ready();

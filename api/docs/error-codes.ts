@@ -42,6 +42,31 @@ export const ERROR_CODE_GUIDES: Record<ErrorCode, ErrorCodeGuide> = {
     meaning: 'The token of a mailed link (verification, unsubscribe) is invalid, used or expired.',
     action: 'Ask for a new mail; each link works once and for a limited time.',
   },
+  payment_required: {
+    meaning:
+      'This endpoint can be paid per request and the request carried neither an account credential nor a payment. The terms are in the `PAYMENT-REQUIRED` header (x402) and the `WWW-Authenticate: Payment` challenge.',
+    action:
+      'Send an API key, or sign the transfer the terms ask for and repeat the identical request with `PAYMENT-SIGNATURE` or `Authorization: Payment` (see /auth.md).',
+  },
+  payment_invalid: {
+    meaning:
+      'The payment was refused; `reason` says why (wrong amount, recipient, network or asset, an expired authorization or challenge, a signature or challenge that does not verify, one already used or in use by another request). Nothing was charged.',
+    action: 'Sign a new payment against the fresh terms in this answer and repeat the request.',
+  },
+  payment_settlement_failed: {
+    meaning:
+      'The request was served but the transfer could not be executed, so the answer was withheld. Nothing was charged.',
+    action: 'Sign a new payment against the fresh terms in this answer and repeat the request.',
+  },
+  payment_protocol_conflict: {
+    meaning:
+      'The request carried both an x402 `PAYMENT-SIGNATURE` and an `Authorization: Payment` credential.',
+    action: 'Send one payment protocol per request.',
+  },
+  payments_unavailable: {
+    meaning: 'This service offers payment terms but cannot verify or settle a payment right now.',
+    action: 'Retry later, or use an API key.',
+  },
   forbidden: {
     meaning: 'The credential is valid but may not do this.',
     action: '`detail` names what is missing; use a key of a project that has access.',

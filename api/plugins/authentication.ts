@@ -77,7 +77,8 @@ export function presentedCredential(request: FastifyRequest): { key: string; via
   const header = request.headers['x-api-key'];
   if (typeof header === 'string' && header.length > 0) return { key: header.trim(), via: 'header.x-api-key' };
   const auth = request.headers.authorization;
-  if (typeof auth === 'string' && auth.length > 0) {
+  // `Authorization: Payment …` pays for the request (see plugins/payments.ts); it is no account credential.
+  if (typeof auth === 'string' && auth.length > 0 && !/^Payment(\s|$)/i.test(auth.trim())) {
     const m = /^Bearer\s+(.+)$/i.exec(auth);
     return { key: m ? m[1]!.trim() : auth, via: 'header.authorization' };
   }
@@ -98,7 +99,9 @@ export const authenticationPlugin = fp<{
   accounts: Accounts;
   dashboardUrl: string;
   inProcess: InProcessCalls;
-}>(async (app: FastifyInstance, { accounts, dashboardUrl, inProcess }) => {
+  /** Whether a request without an account credential may pay for itself instead (payments on, route priced). */
+  payable?: (request: FastifyRequest) => boolean;
+}>(async (app: FastifyInstance, { accounts, dashboardUrl, inProcess, payable }) => {
   const cache = new Map<string, { principal?: Principal; until: number }>();
   const touched = new Map<string, number>();
   let revocations = 0;
@@ -134,6 +137,8 @@ export const authenticationPlugin = fp<{
       return;
     }
     const credential = presentedCredential(request);
+    // No account credential on a route one may pay for: the payments plugin answers (402 or serves).
+    if (!credential && payable?.(request)) return;
     if (!credential) {
       throw problem('authentication_required', 'Send your API key in the X-API-Key header.', {
         errors: [{ location: 'header.x-api-key', message: 'is required' }],

@@ -256,7 +256,6 @@ export const advertisingRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions>
   app.get(
     '/v1/podcasts/advertising/sponsors/trends',
     {
-      config: { billable: { priceCents: 5 } },
       schema: {
         tags: ['advertising'],
         summary: 'Sponsors whose ad volume is accelerating (premium)',
@@ -286,7 +285,6 @@ export const advertisingRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions>
   app.get(
     '/v1/podcasts/publishers/:id/advertising',
     {
-      config: { billable: { priceCents: 5 } },
       schema: {
         tags: ['advertising'],
         summary: 'Advertising profile of a publisher (premium)',
@@ -347,7 +345,6 @@ export const advertisingRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions>
   app.get(
     '/v1/podcasts/advertising/timeseries',
     {
-      config: { billable: { priceCents: 5 } },
       schema: {
         tags: ['advertising'],
         summary: 'Ad volume of a company over time, in the whole corpus, one show or one publisher (premium)',

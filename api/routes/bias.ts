@@ -132,7 +132,6 @@ export const biasRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = asyn
   app.get(
     '/v1/podcasts/bias/publishers/leaderboard',
     {
-      config: { billable: { priceCents: 5 } },
       schema: {
         tags: ['bias'],
         summary: 'Publishers ranked by a political-bias metric (premium)',

@@ -23,7 +23,6 @@ export const companyPeopleRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOption
   app.get(
     '/v1/companies',
     {
-      config: { billable: { priceCents: 1 } },
       schema: {
         tags: ['companies'],
         summary: 'Companies by name',
@@ -40,7 +39,6 @@ export const companyPeopleRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOption
   app.get(
     '/v1/companies/:id',
     {
-      config: { billable: { priceCents: 1 } },
       schema: {
         tags: ['companies'],
         summary: 'One company by slug, domain or ID',
@@ -58,7 +56,6 @@ export const companyPeopleRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOption
   app.get(
     '/v1/people',
     {
-      config: { billable: { priceCents: 1 } },
       schema: {
         tags: ['people'],
         summary: 'People by name',
@@ -75,7 +72,6 @@ export const companyPeopleRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOption
   app.get(
     '/v1/people/:id',
     {
-      config: { billable: { priceCents: 1 } },
       schema: {
         tags: ['people'],
         summary: 'One person by slug or ID',

@@ -62,7 +62,6 @@ export const entityRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = as
   app.get(
     '/v1/entities',
     {
-      config: { billable: { priceCents: 1 } },
       schema: {
         tags: ['entities'],
         summary: 'Most-mentioned entities, or the entities named by ids',
@@ -161,7 +160,6 @@ export const entityRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = as
   app.get(
     '/v1/entities/types',
     {
-      config: { billable: { priceCents: 1 } },
       schema: {
         tags: ['entities'],
         summary: 'Entity categories (the `type` slugs), with how many entities each holds',

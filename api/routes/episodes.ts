@@ -143,7 +143,6 @@ export const episodeRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
   app.get(
     '/v1/podcasts/episodes',
     {
-      config: { billable: { priceCents: 1 } },
       schema: {
         tags: ['episodes'],
         summary: 'The episode feed: episodes in the order they became available',
@@ -185,7 +184,6 @@ export const episodeRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
   app.get(
     '/v1/podcasts/episodes/:id',
     {
-      config: { billable: { priceCents: 1 } },
       schema: {
         tags: ['episodes'],
         summary: 'One episode, with optional sections',
@@ -258,7 +256,6 @@ export const episodeRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
   app.get(
     '/v1/podcasts/episodes/:id/transcript',
     {
-      config: { billable: { priceCents: 2 } },
       schema: {
         tags: ['transcripts'],
         summary: 'The diarized, speaker-identified transcript of one episode',
@@ -306,7 +303,6 @@ export const episodeRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
   app.get(
     '/v1/podcasts/episodes/:id/transcript/mentions',
     {
-      config: { billable: { priceCents: 2 } },
       schema: {
         tags: ['transcripts'],
         summary: 'The entities one episode mentions, each with its lines (most mention lines first)',
@@ -376,7 +372,6 @@ export const episodeRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
   app.get(
     '/v1/podcasts/episodes/:id/transcript/words',
     {
-      config: { billable: { priceCents: 2 } },
       schema: {
         tags: ['transcripts'],
         summary: 'Word timings of one episode, in order (limit up to 5000)',

@@ -179,7 +179,7 @@ export const mentionRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
   app.get(
     '/v1/podcasts/mentions/timeseries',
     {
-      config: { billable: { priceCents: 2 }, queryConstraints: [exactlyOneOf('entity_id', 'company_id')] },
+      config: { queryConstraints: [exactlyOneOf('entity_id', 'company_id')] },
       schema: {
         tags: ['mentions'],
         summary: 'Mention lines, episodes and podcasts per bucket over a window (at most 1,000 buckets)',
@@ -209,7 +209,7 @@ export const mentionRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
   app.get(
     '/v1/podcasts/mentions/by-podcast',
     {
-      config: { billable: { priceCents: 3 }, queryConstraints: [exactlyOneOf('entity_id', 'company_id')] },
+      config: { queryConstraints: [exactlyOneOf('entity_id', 'company_id')] },
       schema: {
         tags: ['mentions'],
         summary: 'Podcasts that mentioned an entity: current window against the previous one',
@@ -313,7 +313,7 @@ export const mentionRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
   app.get(
     '/v1/podcasts/mentions',
     {
-      config: { billable: { priceCents: 2 }, queryConstraints: [exactlyOneOf('entity_id', 'company_id')] },
+      config: { queryConstraints: [exactlyOneOf('entity_id', 'company_id')] },
       schema: {
         tags: ['mentions'],
         summary: 'The lines that mention an entity, newest episode first',

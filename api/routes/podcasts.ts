@@ -82,7 +82,6 @@ export const podcastRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
     '/v1/podcasts',
     {
       config: {
-        billable: { priceCents: 1 },
         queryConstraints: [notWith('q', 'publisher_id', 'language', 'category')],
       },
       schema: {
@@ -143,7 +142,6 @@ export const podcastRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
   app.get(
     '/v1/podcasts/:id',
     {
-      config: { billable: { priceCents: 1 } },
       schema: {
         tags: ['podcasts'],
         summary: 'One podcast by slug, ID or numeric directory ID',

@@ -26,7 +26,6 @@ export const publisherRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> =
   app.get(
     '/v1/podcasts/publishers',
     {
-      config: { billable: { priceCents: 1 } },
       schema: {
         tags: ['publishers'],
         summary: 'Publishers by name',
@@ -44,7 +43,6 @@ export const publisherRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> =
   app.get(
     '/v1/podcasts/publishers/:id',
     {
-      config: { billable: { priceCents: 1 } },
       schema: {
         tags: ['publishers'],
         summary: 'One publisher by slug or ID',

@@ -21,7 +21,6 @@ export const rankingRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
   app.get(
     '/v1/podcasts/:id/rankings',
     {
-      config: { billable: { priceCents: 1 } },
       schema: {
         tags: ['rankings'],
         summary: 'Every live chart appearance of one podcast, best rank first',
@@ -52,7 +51,6 @@ export const rankingRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
   app.get(
     '/v1/podcasts/rankings/sources',
     {
-      config: { billable: { priceCents: 1 } },
       schema: {
         tags: ['rankings'],
         summary: 'Each (source, chart type) with its live row count and newest capture',

@@ -150,7 +150,6 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ services: SearchServices 
     '/v1/podcasts/episodes/search',
     {
       config: {
-        billable: { priceCents: 3 },
         queryConstraints: [notWith('entity_type', 'role'), onlyWithOneOf('role', 'entity_id', 'company_id')],
       },
       schema: {
@@ -169,7 +168,6 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ services: SearchServices 
     '/v1/podcasts/clips/search',
     {
       config: {
-        billable: { priceCents: 2 },
         queryConstraints: [
           atLeastOneOf('q', 'entity_id', 'company_id'),
           onlyWithOneOf('role', 'entity_id', 'company_id'),
@@ -188,7 +186,6 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ services: SearchServices 
   app.get(
     '/v1/podcasts/clips',
     {
-      config: { billable: { priceCents: 1 } },
       schema: {
         tags: ['clips'],
         summary: 'Clips across the catalog, best first',
@@ -202,7 +199,6 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ services: SearchServices 
   app.get(
     '/v1/podcasts/episodes/:id/clips',
     {
-      config: { billable: { priceCents: 1 } },
       schema: {
         tags: ['clips'],
         summary: 'Clips of one episode, best first',
@@ -219,7 +215,6 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ services: SearchServices 
   app.get(
     '/v1/entities/search',
     {
-      config: { billable: { priceCents: 1 } },
       schema: {
         tags: ['entities'],
         summary: 'Find people, companies and knowledge-graph entities by name',
@@ -240,7 +235,6 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ services: SearchServices 
   app.get(
     '/v1/podcasts/search',
     {
-      config: { billable: { priceCents: 1 } },
       schema: {
         tags: ['podcasts'],
         summary: 'Find podcasts by name',

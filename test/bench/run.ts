@@ -15,6 +15,7 @@ import { eventLogBench } from './event-log.bench.ts';
 import { ingestBench } from './ingest.bench.ts';
 import { mcpBench } from './mcp.bench.ts';
 import { mentionsBench, speakersBench } from './mentions.bench.ts';
+import { paymentsBench } from './payments.bench.ts';
 import { realSpeechBench } from './real-speech.bench.ts';
 import { searchLatencyBench } from './search-latency.bench.ts';
 import { searchRelevanceBench } from './search-relevance.bench.ts';
@@ -42,6 +43,7 @@ export const BENCHES: Bench[] = [
   startupBench,
   cliBench,
   streamsBench,
+  paymentsBench,
 ];
 
 /** Runs the benchmarks (all, or those named), prints a table and writes JSON. */

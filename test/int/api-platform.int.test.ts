@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cursors } from '../../api/pagination.ts';
+import { loadPriceTable } from '../../api/payments/prices.ts';
 import { SecretBox } from '../../processors/alerts/delivery/secrets.ts';
 import { testApi } from '../support/api.ts';
 
@@ -35,11 +36,15 @@ describe('API platform', () => {
   const projectsUrl = () => `/v1/organizations/${api.org.id}/projects`;
 
   beforeAll(async () => {
-    api = await testApi({ bodyLimitBytes: 2048 }, (a) => {
+    const prices = loadPriceTable();
+    const payments = {
+      prices: { ...prices, operations: { ...prices.operations, 'GET /v1/test/priced': 3 } },
+    };
+    api = await testApi({ bodyLimitBytes: 2048, payments }, (a) => {
       a.get('/v1/test/explode', async () => {
         throw new Error('secret connection string postgres://admin:hunter2@db');
       });
-      a.get('/v1/test/priced', { config: { billable: { priceCents: 3 } } }, async () => ({ ok: true }));
+      a.get('/v1/test/priced', async () => ({ ok: true }));
     });
     app = api.app;
   });
@@ -429,8 +434,8 @@ describe('API platform', () => {
       const result = await new Validator().validate(doc as never);
       expect(result.errors ?? [], JSON.stringify(result.errors)).toEqual([]);
       expect(result.valid).toBe(true);
-      // Text documents, not JSON operations: the reference, the guides and the metrics read.
-      const hidden = new Set(['/openapi.json', '/auth.md', '/llms.txt', '/metrics']);
+      // Documents, not operations: the reference, the guides, the metrics read and payment discovery.
+      const hidden = new Set(['/openapi.json', '/auth.md', '/llms.txt', '/metrics', '/.well-known/x402']);
       for (const route of app.knownRoutes) {
         // The dashboard's HTML pages are not API operations.
         if (route.url.startsWith('/docs') || route.url.startsWith('/dashboard') || hidden.has(route.url))

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { type ApiSettings, buildApp } from '../../api/app.ts';
+import type { Facilitator } from '../../api/payments/gate.ts';
 import type { IngestServices } from '../../api/routes/ingest.ts';
 import { type Logger, silentLogger } from '../../infra/logger.ts';
 import { Readiness } from '../../infra/readiness.ts';
@@ -38,6 +39,8 @@ export async function testApi(
     logger?: Logger;
     /** Serves the live stream, archive replay and bulk download from the test's state store. */
     archive?: { pollMs?: number };
+    /** Verifies and settles payments (with `settings.payments.terms`). */
+    facilitator?: Facilitator;
   } = {},
 ) {
   const state: StateStore = options.state ?? new PgliteStateStore();
@@ -75,6 +78,7 @@ export async function testApi(
       delivery,
       analytics: options.analytics,
       ingest: options.ingest?.(state),
+      ...(options.facilitator ? { facilitator: options.facilitator } : {}),
       ...(archive && feed ? { archive: { store: archive, feed } } : {}),
       ...(options.searchIndex
         ? {

@@ -1,0 +1,194 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import {
+  type AcceptedPayment,
+  isPaymentAuthorization,
+  PAYMENT_SIGNATURE_HEADER,
+  type PaymentGate,
+} from '../payments/gate.ts';
+import { openapiPath, operationPrice, type PriceTable } from '../payments/prices.ts';
+import { type PayableResource, paymentInfo, requirementsFor } from '../payments/terms.ts';
+import { problem, toDocument } from '../problem.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The payment this request is served for (pay per request, no account). */
+    payment?: { accepted: AcceptedPayment; resource: PayableResource; done: boolean };
+  }
+}
+
+export interface PaymentsPluginOptions {
+  /** Absent: payments are off (no recipient configured); billable routes need an account. */
+  gate?: PaymentGate;
+  prices: PriceTable;
+  publicUrl: string;
+  docsUrl: string;
+  /** The network the terms name (also when payments are off). */
+  network: string;
+}
+
+/** Whether a request to this route may be paid for instead of authenticated. */
+export function payableRoute(
+  gate: PaymentGate | undefined,
+  prices: PriceTable,
+  request: FastifyRequest,
+): number | undefined {
+  if (!gate || !request.routeOptions.url) return undefined;
+  return operationPrice(prices, request.method, request.routeOptions.url);
+}
+
+/**
+ * Pay per request. A billable route reached without an account credential answers 402 with the
+ * terms (x402 `PAYMENT-REQUIRED` and a `WWW-Authenticate: Payment` challenge); a request carrying
+ * a payment has it verified and reserved before the route runs, settled when the answer is a
+ * success (the receipt header is added) and released otherwise, so a failed request is never
+ * charged. `/.well-known/x402` lists every payable operation with its terms.
+ */
+export const paymentsPlugin = fp<PaymentsPluginOptions>(async (app: FastifyInstance, opts) => {
+  const { gate, prices } = opts;
+  const payable: { method: string; path: string; summary?: string }[] = [];
+  app.addHook('onRoute', (route) => {
+    const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter((m) => m !== 'HEAD');
+    for (const method of methods) {
+      if (operationPrice(prices, method, route.url) !== undefined)
+        payable.push({
+          method,
+          path: openapiPath(route.url),
+          summary: route.schema?.summary as string | undefined,
+        });
+    }
+  });
+
+  app.decorateRequest('payment', undefined);
+
+  app.addHook('onRequest', async (request) => {
+    if (request.principal) return;
+    const cents = payableRoute(gate, prices, request);
+    if (cents === undefined || !gate) return;
+    const resource: PayableResource = {
+      method: request.method,
+      target: request.url,
+      url: `${opts.publicUrl}${request.url}`,
+      description: (request.routeOptions.schema?.summary as string | undefined) ?? request.routeOptions.url!,
+      cents,
+    };
+    const authorization = request.headers.authorization;
+    const signature = request.headers[PAYMENT_SIGNATURE_HEADER];
+    const result = await gate.accept(resource, {
+      signature: typeof signature === 'string' ? signature : undefined,
+      authorization: isPaymentAuthorization(authorization) ? authorization : undefined,
+    });
+    if ('none' in result) {
+      throw problem(
+        'payment_required',
+        `${request.routeOptions.url} costs ${cents} US cent${cents === 1 ? '' : 's'} per request; pay with x402 or the Payment scheme, or send an API key.`,
+        {
+          headers: gate.terms(resource).headers,
+          errors: [
+            { location: `header.${PAYMENT_SIGNATURE_HEADER}`, message: 'is required (or an API key)' },
+          ],
+          resolve: {
+            message:
+              'Sign the transfer in PAYMENT-REQUIRED (or answer the Payment challenge) and repeat the identical request with PAYMENT-SIGNATURE (or Authorization: Payment); or send an API key.',
+            action: 'pay_per_request',
+            url: `${opts.publicUrl}/auth.md`,
+          },
+        },
+      );
+    }
+    if ('refused' in result) {
+      request.log.info({ reason: result.reason, status: result.status }, 'payment refused');
+      throw problem(result.code, result.detail, {
+        status: result.status,
+        headers: result.headers,
+        reason: result.reason,
+        errors: [{ location: result.location, message: result.reason }],
+      });
+    }
+    request.payment = { accepted: result, resource, done: false };
+  });
+
+  // Settled only once the answer is known to be a success, before it is sent.
+  app.addHook('onSend', async (request, reply, payload) => {
+    const payment = request.payment;
+    if (!payment || payment.done || !gate) return payload;
+    payment.done = true;
+    if (reply.statusCode >= 400) {
+      await release(request, reply.statusCode);
+      return payload;
+    }
+    const settled = await gate.settle(payment.accepted, payment.resource);
+    if (settled.settled) {
+      request.log.info(
+        { payment: settled.record.id, protocol: settled.record.protocol, tx: settled.record.tx_hash },
+        'payment settled',
+      );
+      for (const [k, v] of Object.entries(settled.headers)) reply.header(k, v);
+      return payload;
+    }
+    request.log.warn(
+      { payment: payment.accepted.record.id, reason: settled.reason },
+      'payment settlement failed',
+    );
+    return withheld(reply, request, settled);
+  });
+
+  // Answers that never reached onSend (a client gone mid-request): released, never charged.
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.payment && !request.payment.done) {
+      request.payment.done = true;
+      await release(request, reply.statusCode);
+    }
+  });
+
+  async function release(request: FastifyRequest, status: number) {
+    try {
+      await gate!.release(request.payment!.accepted, `answered ${status}`);
+    } catch (err) {
+      request.log.error(
+        { err, payment: request.payment!.accepted.record.id },
+        'could not record a released payment',
+      );
+    }
+  }
+
+  function withheld(
+    reply: FastifyReply,
+    request: FastifyRequest,
+    settled: { reason: string; detail: string; headers: Record<string, string> },
+  ): string {
+    const err = problem('payment_settlement_failed', settled.detail, {
+      headers: settled.headers,
+      reason: settled.reason,
+      errors: [{ location: 'payment', message: settled.reason }],
+    });
+    reply.code(err.status).type('application/problem+json');
+    for (const [k, v] of Object.entries(settled.headers)) reply.header(k, v);
+    return JSON.stringify(toDocument(err, opts.docsUrl, request.url.split('?')[0]!));
+  }
+
+  app.get('/.well-known/x402', { schema: { hide: true } }, async () => {
+    const settings = gate?.termsSettings;
+    const resources = [...payable]
+      .sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method))
+      .map((op) => {
+        const cents = prices.operations[`${op.method} ${op.path}`]!;
+        return {
+          method: op.method,
+          path: op.path,
+          url: `${opts.publicUrl}${op.path}`,
+          ...(op.summary ? { description: op.summary } : {}),
+          ...paymentInfo(settings, opts.network, cents),
+          ...(settings ? { accepts: [requirementsFor(settings, cents)] } : {}),
+        };
+      });
+    return {
+      x402Version: 2,
+      payments: settings ? 'on' : 'off',
+      networks: [opts.network],
+      schemes: ['exact'],
+      protocols: ['x402', 'mpp'],
+      resources,
+    };
+  });
+});

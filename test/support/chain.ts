@@ -1,0 +1,157 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  type Abi,
+  createWalletClient,
+  defineChain,
+  type Hex,
+  http,
+  type PrivateKeyAccount,
+  publicActions,
+} from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+
+/**
+ * A local EVM for the payment tests and the bench: hardhat's network (EDR), in this process,
+ * answering JSON-RPC on 127.0.0.1 (a free port) so the local facilitator reaches it by URL as it
+ * would a real node. Nothing is downloaded: the EIP-3009 test token (`chain/TestUsd.sol`) is
+ * compiled with the `solc` package (WebAssembly) and deployed by the caller.
+ */
+const require = createRequire(import.meta.url);
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const TOKEN_SOURCE = path.join(HERE, 'chain', 'TestUsd.sol');
+
+export const CHAIN_ID = 31337;
+export const NETWORK = `eip155:${CHAIN_ID}` as const;
+const ETHER = 10n ** 18n;
+
+export interface LocalChain {
+  rpcUrl: string;
+  network: typeof NETWORK;
+  /** Funded accounts (100 ETH each), keys known: the deployer, the facilitator's signer, payers. */
+  accounts: PrivateKeyAccount[];
+  keys: Hex[];
+  client: ReturnType<typeof walletFor>;
+  walletFor(account: PrivateKeyAccount): ReturnType<typeof walletFor>;
+  stop(): Promise<void>;
+}
+
+function walletFor(rpcUrl: string, account: PrivateKeyAccount) {
+  const chain = defineChain({
+    id: CHAIN_ID,
+    name: 'local',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+  return createWalletClient({ account, chain, transport: http(rpcUrl) }).extend(publicActions);
+}
+
+export async function startChain(accountCount = 6): Promise<LocalChain> {
+  const keys = Array.from({ length: accountCount }, () => generatePrivateKey());
+  const { resolveConfig } = require('hardhat/internal/core/config/config-resolution') as {
+    resolveConfig(configPath: string, user: unknown): unknown;
+  };
+  const { createProvider } = require('hardhat/internal/core/providers/construction') as {
+    createProvider(config: unknown, network: string): Promise<unknown>;
+  };
+  const { JsonRpcServer } = require('hardhat/internal/hardhat-network/jsonrpc/server') as {
+    JsonRpcServer: new (c: {
+      hostname: string;
+      port: number;
+      provider: unknown;
+    }) => {
+      listen(): Promise<{ address: string; port: number }>;
+      close(): Promise<void>;
+    };
+  };
+  // The configuration's path only roots hardhat's project paths (used for fork caches: none here).
+  const config = resolveConfig(TOKEN_SOURCE, {
+    networks: {
+      hardhat: {
+        chainId: CHAIN_ID,
+        loggingEnabled: false,
+        accounts: keys.map((privateKey) => ({ privateKey, balance: (100n * ETHER).toString() })),
+      },
+    },
+  });
+  const provider = await createProvider(config, 'hardhat');
+  const server = new JsonRpcServer({ hostname: '127.0.0.1', port: 0, provider });
+  const { port } = await server.listen();
+  const rpcUrl = `http://127.0.0.1:${port}`;
+  const accounts = keys.map((k) => privateKeyToAccount(k));
+  return {
+    rpcUrl,
+    network: NETWORK,
+    accounts,
+    keys,
+    client: walletFor(rpcUrl, accounts[0]!),
+    walletFor: (account) => walletFor(rpcUrl, account),
+    stop: () => server.close(),
+  };
+}
+
+let compiled: { abi: Abi; bytecode: Hex } | undefined;
+
+/** The test token's ABI and bytecode, compiled from its source with solc-js (once per process). */
+export function compileTestToken(): { abi: Abi; bytecode: Hex } {
+  if (compiled) return compiled;
+  const solc = require('solc') as { compile(input: string): string };
+  const output = JSON.parse(
+    solc.compile(
+      JSON.stringify({
+        language: 'Solidity',
+        sources: { 'TestUsd.sol': { content: fs.readFileSync(TOKEN_SOURCE, 'utf8') } },
+        settings: {
+          evmVersion: 'cancun',
+          optimizer: { enabled: true, runs: 200 },
+          outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+        },
+      }),
+    ),
+  ) as {
+    errors?: { severity: string; formattedMessage: string }[];
+    contracts: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>;
+  };
+  const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
+  if (errors.length > 0) throw new Error(errors.map((e) => e.formattedMessage).join('\n'));
+  const contract = output.contracts['TestUsd.sol']!.TestUsd!;
+  compiled = { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
+  return compiled;
+}
+
+export const TOKEN_NAME = 'Test USD';
+export const TOKEN_VERSION = '2';
+export const TOKEN_DECIMALS = 6;
+
+export interface TestToken {
+  address: `0x${string}`;
+  balanceOf(owner: `0x${string}`): Promise<bigint>;
+  authorizationUsed(owner: `0x${string}`, nonce: Hex): Promise<boolean>;
+  mint(to: `0x${string}`, value: bigint): Promise<void>;
+}
+
+/** Deploys the EIP-3009 test token from the chain's first account (its minter). */
+export async function deployTestToken(chain: LocalChain): Promise<TestToken> {
+  const { abi, bytecode } = compileTestToken();
+  const hash = await chain.client.deployContract({ abi, bytecode, args: [TOKEN_NAME] });
+  const receipt = await chain.client.waitForTransactionReceipt({ hash });
+  const address = receipt.contractAddress!;
+  return {
+    address,
+    balanceOf: async (owner) =>
+      (await chain.client.readContract({ address, abi, functionName: 'balanceOf', args: [owner] })) as bigint,
+    authorizationUsed: async (owner, nonce) =>
+      (await chain.client.readContract({
+        address,
+        abi,
+        functionName: 'authorizationState',
+        args: [owner, nonce],
+      })) as boolean,
+    mint: async (to, value) => {
+      const tx = await chain.client.writeContract({ address, abi, functionName: 'mint', args: [to, value] });
+      await chain.client.waitForTransactionReceipt({ hash: tx });
+    },
+  };
+}
