@@ -437,8 +437,15 @@ describe('API platform', () => {
       // Documents, not operations: the reference, the guides, the metrics read and payment discovery.
       const hidden = new Set(['/openapi.json', '/auth.md', '/llms.txt', '/metrics', '/.well-known/x402']);
       for (const route of app.knownRoutes) {
-        // The dashboard's HTML pages are not API operations.
-        if (route.url.startsWith('/docs') || route.url.startsWith('/dashboard') || hidden.has(route.url))
+        // The dashboard's HTML pages are not API operations; nor is the OAuth authorization
+        // server (its metadata and endpoints answer in OAuth's own terms, docs/agents.md).
+        if (
+          route.url.startsWith('/docs') ||
+          route.url.startsWith('/dashboard') ||
+          route.url.startsWith('/oauth/') ||
+          route.url.startsWith('/.well-known/oauth-') ||
+          hidden.has(route.url)
+        )
           continue;
         const path = route.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
         for (const method of route.methods.filter((m) => m !== 'HEAD')) {
