@@ -5,6 +5,7 @@ import { EpisodeQueries } from './episode-queries.ts';
 import { GuestQueries } from './guest-queries.ts';
 import { MentionQueries } from './mention-queries.ts';
 import { PlacementQueries } from './placement-queries.ts';
+import { TopicQueries } from './topic-queries.ts';
 
 /** The query services over the analytics store, built once and given to the API's routes. */
 export interface AnalyticsReads {
@@ -14,6 +15,7 @@ export interface AnalyticsReads {
   ads: AdvertisingQueries;
   placements: PlacementQueries;
   guests: GuestQueries;
+  topics: TopicQueries;
 }
 
 export function analyticsReads(store: AnalyticsStore): AnalyticsReads {
@@ -24,5 +26,6 @@ export function analyticsReads(store: AnalyticsStore): AnalyticsReads {
     ads: new AdvertisingQueries(store),
     placements: new PlacementQueries(store),
     guests: new GuestQueries(store),
+    topics: new TopicQueries(store),
   };
 }

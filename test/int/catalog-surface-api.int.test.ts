@@ -381,6 +381,134 @@ describe('catalog surface: placements, sponsors, guests, episode timeseries', ()
     });
   });
 
+  describe('topics', () => {
+    /** Topic segments of the episodes published in [since, until), from the corpus records. */
+    const topicTruth = (since: number, until: number, podcastId?: string) => {
+      const episodes = new Map(
+        fx.corpus.episodes
+          .filter((e) => e.published_at >= since && e.published_at < until)
+          .filter((e) => !podcastId || e.podcast_id === podcastId)
+          .map((e) => [e.id, e]),
+      );
+      const mentionLines = new Map<string, { entity: string; line: number }[]>();
+      const seen = new Set<string>();
+      for (const m of fx.corpus.truth.mentions) {
+        if (m.sense !== 'entity' || m.in_ad || !episodes.has(m.episode_id)) continue;
+        const k = `${m.episode_id}/${m.line_number}/${m.entity_id}`;
+        if (seen.has(k)) continue; // a line counts once per entity
+        seen.add(k);
+        const list = mentionLines.get(m.episode_id) ?? [];
+        list.push({ entity: m.entity_id, line: m.line_number });
+        mentionLines.set(m.episode_id, list);
+      }
+      const out = new Map<
+        string,
+        {
+          episodes: Set<string>;
+          podcasts: Set<string>;
+          segments: number;
+          mentions: number;
+          byEntity: Map<string, number>;
+        }
+      >();
+      for (const set of fx.corpus.segments) {
+        const e = episodes.get(set.episode_id);
+        if (!e) continue;
+        for (const seg of set.segments) {
+          for (const topic of seg.topics ?? []) {
+            const t = out.get(topic) ?? {
+              episodes: new Set(),
+              podcasts: new Set(),
+              segments: 0,
+              mentions: 0,
+              byEntity: new Map(),
+            };
+            t.episodes.add(e.id);
+            t.podcasts.add(e.podcast_id);
+            t.segments++;
+            for (const m of mentionLines.get(e.id) ?? []) {
+              if (m.line < seg.first_line || m.line > seg.last_line) continue;
+              t.mentions++;
+              t.byEntity.set(m.entity, (t.byEntity.get(m.entity) ?? 0) + 1);
+            }
+            out.set(topic, t);
+          }
+        }
+      }
+      return out;
+    };
+
+    it('GET /v1/topics: topics of the window with episode, podcast, segment and mention counts', async () => {
+      const since = AS_OF - 60 * DAY;
+      const until = AS_OF;
+      const truth = topicTruth(since, until);
+      expect(truth.size).toBeGreaterThan(2);
+      type Row = {
+        id: string;
+        name: string;
+        episode_count: number;
+        podcast_count: number;
+        segment_count: number;
+        mention_count: number;
+      };
+      const got = await all<Row>(`/v1/topics?since=${iso(since)}&until=${iso(until)}&limit=3`);
+      const expected = [...truth.entries()]
+        .map(([id, t]) => ({
+          id,
+          episodes: t.episodes.size,
+          podcasts: t.podcasts.size,
+          segments: t.segments,
+          mentions: t.mentions,
+        }))
+        .sort((a, b) => b.episodes - a.episodes || b.mentions - a.mentions || cmp(a.id, b.id));
+      expect(
+        got.map((t) => [t.id, t.episode_count, t.podcast_count, t.segment_count, t.mention_count]),
+      ).toEqual(expected.map((t) => [t.id, t.episodes, t.podcasts, t.segments, t.mentions]));
+      const podcast = fx.corpus.podcasts[1]!;
+      const one = topicTruth(since, until, podcast.id);
+      const got2 = await all<Row>(
+        `/v1/topics?podcast_id=${podcast.slug}&since=${iso(since)}&until=${iso(until)}`,
+      );
+      expect(Object.fromEntries(got2.map((t) => [t.id, t.episode_count]))).toEqual(
+        Object.fromEntries([...one.entries()].map(([id, t]) => [id, t.episodes.size])),
+      );
+    });
+
+    it('GET /v1/topics/{id}: counts, the categories and entities mentioned inside its segments', async () => {
+      const since = AS_OF - 60 * DAY;
+      const until = AS_OF;
+      const truth = topicTruth(since, until);
+      const [id, t] = [...truth.entries()].sort((a, b) => b[1].mentions - a[1].mentions)[0]!;
+      const r = await get(`/v1/topics/${id}?since=${iso(since)}&until=${iso(until)}`);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body).toMatchObject({ id, episode_count: t.episodes.size, mention_count: t.mentions });
+      const entities = new Map(fx.corpus.entities.map((e) => [e.id, e]));
+      const byCategory = new Map<string, number>();
+      for (const [entity, n] of t.byEntity) {
+        const slug = entities.get(entity)!.category.slug;
+        byCategory.set(slug, (byCategory.get(slug) ?? 0) + n);
+      }
+      expect(
+        Object.fromEntries(
+          (r.body.categories as { slug: string; mention_count: number }[]).map((c) => [
+            c.slug,
+            c.mention_count,
+          ]),
+        ),
+      ).toEqual(Object.fromEntries(byCategory));
+      const top = [...t.byEntity.entries()].sort((a, b) => b[1] - a[1] || cmp(a[0], b[0])).slice(0, 10);
+      expect(
+        (r.body.top_entities as { entity: { id: string }; mention_count: number }[]).map((e) => [
+          e.entity.id,
+          e.mention_count,
+        ]),
+      ).toEqual(top);
+      const missing = await get('/v1/topics/no-such-topic');
+      expect(missing.status).toBe(404);
+      expect(missing.body.error_code).toBe('not_found');
+    });
+  });
+
   describe('GET /v1/podcasts/episodes/timeseries', () => {
     const dayOf = (t: number) => Math.floor(t / DAY) * DAY;
 
@@ -451,6 +579,8 @@ describe('catalog surface: placements, sponsors, guests, episode timeseries', ()
       paths: Record<string, Record<string, unknown>>;
     };
     for (const p of [
+      '/v1/topics',
+      '/v1/topics/{id}',
       '/v1/podcasts/advertising/placements',
       '/v1/sponsors',
       '/v1/sponsors/{id}',
