@@ -34,6 +34,7 @@ import { requirePremiumEndpoint } from './premium.ts';
 import { ProblemError } from './problem.ts';
 import { advertisingReads } from './reads/advertising-reads.ts';
 import { guestReads } from './reads/guest-reads.ts';
+import { ratingReads } from './reads/rating-reads.ts';
 import type { ReadOperation } from './reads/read-operation.ts';
 import { topicReads } from './reads/topic-reads.ts';
 import { RequestLogController } from './request-log.ts';
@@ -318,7 +319,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
 /** Every read declared as an operation (REST routes here; agent tools from the same list). */
 export function readOperations(services: Parameters<typeof advertisingReads>[0]): ReadOperation[] {
-  return [...topicReads(services), ...guestReads(services), ...advertisingReads(services)];
+  return [
+    ...topicReads(services),
+    ...guestReads(services),
+    ...ratingReads(services),
+    ...advertisingReads(services),
+  ];
 }
 
 const ALERT_ENTITY_TYPES = {

@@ -5,6 +5,7 @@ import { EpisodeQueries } from './episode-queries.ts';
 import { GuestQueries } from './guest-queries.ts';
 import { MentionQueries } from './mention-queries.ts';
 import { PlacementQueries } from './placement-queries.ts';
+import { RatingQueries } from './rating-queries.ts';
 import { TopicQueries } from './topic-queries.ts';
 
 /** The query services over the analytics store, built once and given to the API's routes. */
@@ -16,6 +17,7 @@ export interface AnalyticsReads {
   placements: PlacementQueries;
   guests: GuestQueries;
   topics: TopicQueries;
+  ratings: RatingQueries;
 }
 
 export function analyticsReads(store: AnalyticsStore): AnalyticsReads {
@@ -27,5 +29,6 @@ export function analyticsReads(store: AnalyticsStore): AnalyticsReads {
     placements: new PlacementQueries(store),
     guests: new GuestQueries(store),
     topics: new TopicQueries(store),
+    ratings: new RatingQueries(store),
   };
 }

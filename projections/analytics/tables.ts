@@ -23,6 +23,7 @@ export const TABLE_NAMES = [
   'ad_reads',
   'chart_rows',
   'bias_evaluations',
+  'rating_snapshots',
 ] as const;
 export type TableName = (typeof TABLE_NAMES)[number];
 

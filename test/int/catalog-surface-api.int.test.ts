@@ -509,6 +509,48 @@ describe('catalog surface: placements, sponsors, guests, episode timeseries', ()
     });
   });
 
+  describe('GET /v1/podcasts/{id}/ratings', () => {
+    it('gives the latest rating per platform and country, the history in the window and the overall figure', async () => {
+      const podcast = fx.corpus.podcasts[5]!;
+      const snaps = fx.corpus.ratings.filter((r) => r.podcast_id === podcast.id);
+      expect(snaps.length).toBeGreaterThan(0);
+      const groups = new Map<string, typeof snaps>();
+      for (const r of snaps)
+        groups.set(`${r.platform}/${r.country}`, [...(groups.get(`${r.platform}/${r.country}`) ?? []), r]);
+      const since = AS_OF - 21 * DAY;
+      const expected = [...groups.values()]
+        .map((list) => {
+          const sorted = [...list].sort((a, b) => a.captured_at - b.captured_at);
+          const latest = sorted.at(-1)!;
+          return {
+            platform: latest.platform,
+            country: latest.country,
+            average: latest.average,
+            count: latest.count,
+            captured_at: iso(latest.captured_at),
+            history: sorted
+              .filter((r) => r.captured_at >= since)
+              .map((r) => ({ captured_at: iso(r.captured_at), average: r.average, count: r.count })),
+          };
+        })
+        .sort((a, b) => b.count - a.count || cmp(a.platform + a.country, b.platform + b.country));
+      const r = await get(`/v1/podcasts/${podcast.slug}/ratings?since=${iso(since).slice(0, 10)}`);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.data).toEqual(expected);
+      const total = expected.reduce((n, x) => n + x.count, 0);
+      expect(r.body.overall.count).toBe(total);
+      expect(r.body.overall.average).toBeCloseTo(
+        expected.reduce((n, x) => n + x.average * x.count, 0) / total,
+        3,
+      );
+      const platform = expected[0]!.platform;
+      const one = await get(`/v1/podcasts/${podcast.id}/ratings?platform=${platform}&limit=1`);
+      expect(one.body.data).toHaveLength(1);
+      expect(one.body.has_more).toBe(expected.filter((x) => x.platform === platform).length > 1);
+      expect((await get('/v1/podcasts/no-such-show/ratings')).body.error_code).toBe('not_found');
+    });
+  });
+
   describe('GET /v1/podcasts/episodes/timeseries', () => {
     const dayOf = (t: number) => Math.floor(t / DAY) * DAY;
 
@@ -586,6 +628,7 @@ describe('catalog surface: placements, sponsors, guests, episode timeseries', ()
       '/v1/sponsors/{id}',
       '/v1/guests',
       '/v1/podcasts/{id}/guests',
+      '/v1/podcasts/{id}/ratings',
       '/v1/podcasts/episodes/timeseries',
     ])
       expect(doc.paths[p]?.get, p).toBeDefined();
