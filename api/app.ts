@@ -47,6 +47,7 @@ import { archiveRoutes } from './routes/archive.ts';
 import { biasRoutes } from './routes/bias.ts';
 import { chatRoutes } from './routes/chat.ts';
 import { companyPeopleRoutes } from './routes/companies-people.ts';
+import { embedRoutes } from './routes/embeds.ts';
 import { entityRoutes } from './routes/entities.ts';
 import { episodeStreamRoutes } from './routes/episode-stream.ts';
 import { episodeRoutes } from './routes/episodes.ts';
@@ -286,6 +287,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await app.register(routes, options);
     // Reads declared as operations (a query-service call with its input and output schemas),
     // served here and declarable as agent tools from the same declaration.
+    await app.register(embedRoutes, {
+      reads: options.reads,
+      catalog: services.catalog,
+      publicUrl: settings.publicUrl,
+    });
     const readServices = { reads: options.reads, catalog: services.catalog, cursors: app.cursors };
     await app.register(readOperationRoutes, {
       operations: readOperations(readServices),

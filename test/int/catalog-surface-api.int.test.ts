@@ -551,6 +551,97 @@ describe('catalog surface: placements, sponsors, guests, episode timeseries', ()
     });
   });
 
+  describe('public embeds', () => {
+    const clipWithLines = () => {
+      const transcripts = new Map(fx.corpus.transcripts.map((t) => [t.episode_id, t]));
+      for (const set of fx.corpus.clips)
+        for (const clip of set.clips) {
+          const lines = transcripts.get(set.episode_id)!.lines;
+          const own = lines.filter(
+            (l) => l.start_seconds >= clip.start_seconds && l.end_seconds <= clip.end_seconds,
+          );
+          const outside = lines.filter(
+            (l) => l.end_seconds < clip.start_seconds || l.start_seconds > clip.end_seconds,
+          );
+          if (own.length > 0 && outside.length > 0) return { episodeId: set.episode_id, clip, own, outside };
+        }
+      throw new Error('no clip with lines');
+    };
+    const escape = (t: string) =>
+      t
+        .replace(/&/g, '&amp;')
+        .replace(/</g, '&lt;')
+        .replace(/>/g, '&gt;')
+        .replace(/"/g, '&quot;')
+        .replace(/'/g, '&#39;');
+
+    it('serves the clip player without a credential: framable, cacheable, only the clip’s own lines', async () => {
+      const { clip, own, outside } = clipWithLines();
+      const r = await api.app.inject({ method: 'GET', url: `/v1/embed/clips/${clip.id}` });
+      expect(r.statusCode, r.body).toBe(200);
+      expect(r.headers['content-type']).toMatch(/^text\/html/);
+      expect(r.headers['content-security-policy']).toContain('frame-ancestors *');
+      expect(r.headers['x-frame-options']).toBeUndefined();
+      expect(r.headers['cache-control']).toBe('public, max-age=300');
+      expect(r.headers['set-cookie']).toBeUndefined();
+      expect(r.body).toContain(escape(clip.title));
+      if (clip.intro_statement) expect(r.body).toContain(escape(clip.intro_statement));
+      if (clip.audio_url) expect(r.body).toContain(`src="${escape(clip.audio_url)}"`);
+      for (const l of own) expect(r.body).toContain(escape(l.text));
+      // (a sentence said again outside the clip is the clip's line too)
+      const ownText = new Set(own.map((l) => l.text));
+      const others = outside.filter((l) => !ownText.has(l.text));
+      expect(others.length).toBeGreaterThan(0);
+      for (const l of others) expect(r.body).not.toContain(`<blockquote>${escape(l.text)}</blockquote>`);
+      expect(r.body.match(/<blockquote>/g)).toHaveLength(own.length);
+      expect(r.body).toContain('type="application/json+oembed"');
+      const missing = await api.app.inject({ method: 'GET', url: '/v1/embed/clips/clip_none' });
+      expect(missing.statusCode).toBe(404);
+      expect(missing.json().error_code).toBe('not_found');
+    });
+
+    it('serves the episode card and oEmbed for both, refusing URLs that are not its embeds', async () => {
+      const episode = fx.corpus.episodes[0]!;
+      const card = await api.app.inject({ method: 'GET', url: `/v1/embed/episodes/${episode.slug}` });
+      expect(card.statusCode).toBe(200);
+      expect(card.body).toContain(escape(episode.title));
+      const { clip } = clipWithLines();
+      const base = 'http://127.0.0.1:8080';
+      for (const [url, title] of [
+        [`${base}/v1/embed/clips/${clip.id}`, clip.title],
+        [`${base}/v1/embed/episodes/${episode.id}`, episode.title],
+      ] as const) {
+        const r = await api.app.inject({
+          method: 'GET',
+          url: `/v1/embed/oembed?url=${encodeURIComponent(url)}&format=json&maxwidth=300`,
+        });
+        expect(r.statusCode, r.body).toBe(200);
+        const body = r.json();
+        expect(body).toMatchObject({
+          version: '1.0',
+          type: 'rich',
+          title,
+          width: 300,
+          provider_name: 'Earshot',
+        });
+        expect(body.html).toContain(`<iframe src="${url}"`);
+      }
+      for (const url of ['https://elsewhere.example/v1/embed/clips/x', `${base}/v1/podcasts`, 'not a url']) {
+        const r = await api.app.inject({
+          method: 'GET',
+          url: `/v1/embed/oembed?url=${encodeURIComponent(url)}`,
+        });
+        expect(r.statusCode, url).toBe(422);
+        expect(r.json().errors[0].location).toBe('query.url');
+      }
+      const xml = await api.app.inject({
+        method: 'GET',
+        url: `/v1/embed/oembed?url=${encodeURIComponent(base)}&format=xml`,
+      });
+      expect(xml.statusCode).toBe(422);
+    });
+  });
+
   describe('GET /v1/podcasts/episodes/timeseries', () => {
     const dayOf = (t: number) => Math.floor(t / DAY) * DAY;
 
@@ -629,6 +720,9 @@ describe('catalog surface: placements, sponsors, guests, episode timeseries', ()
       '/v1/guests',
       '/v1/podcasts/{id}/guests',
       '/v1/podcasts/{id}/ratings',
+      '/v1/embed/clips/{id}',
+      '/v1/embed/episodes/{id}',
+      '/v1/embed/oembed',
       '/v1/podcasts/episodes/timeseries',
     ])
       expect(doc.paths[p]?.get, p).toBeDefined();
