@@ -567,7 +567,7 @@ describe('catalog surface: placements, sponsors, guests, episode timeseries', ()
         }
       throw new Error('no clip with lines');
     };
-    const escape = (t: string) =>
+    const escapeText = (t: string) =>
       t
         .replace(/&/g, '&amp;')
         .replace(/</g, '&lt;')
@@ -584,15 +584,15 @@ describe('catalog surface: placements, sponsors, guests, episode timeseries', ()
       expect(r.headers['x-frame-options']).toBeUndefined();
       expect(r.headers['cache-control']).toBe('public, max-age=300');
       expect(r.headers['set-cookie']).toBeUndefined();
-      expect(r.body).toContain(escape(clip.title));
-      if (clip.intro_statement) expect(r.body).toContain(escape(clip.intro_statement));
-      if (clip.audio_url) expect(r.body).toContain(`src="${escape(clip.audio_url)}"`);
-      for (const l of own) expect(r.body).toContain(escape(l.text));
+      expect(r.body).toContain(escapeText(clip.title));
+      if (clip.intro_statement) expect(r.body).toContain(escapeText(clip.intro_statement));
+      if (clip.audio_url) expect(r.body).toContain(`src="${escapeText(clip.audio_url)}"`);
+      for (const l of own) expect(r.body).toContain(escapeText(l.text));
       // (a sentence said again outside the clip is the clip's line too)
       const ownText = new Set(own.map((l) => l.text));
       const others = outside.filter((l) => !ownText.has(l.text));
       expect(others.length).toBeGreaterThan(0);
-      for (const l of others) expect(r.body).not.toContain(`<blockquote>${escape(l.text)}</blockquote>`);
+      for (const l of others) expect(r.body).not.toContain(`<blockquote>${escapeText(l.text)}</blockquote>`);
       expect(r.body.match(/<blockquote>/g)).toHaveLength(own.length);
       expect(r.body).toContain('type="application/json+oembed"');
       const missing = await api.app.inject({ method: 'GET', url: '/v1/embed/clips/clip_none' });
@@ -604,7 +604,7 @@ describe('catalog surface: placements, sponsors, guests, episode timeseries', ()
       const episode = fx.corpus.episodes[0]!;
       const card = await api.app.inject({ method: 'GET', url: `/v1/embed/episodes/${episode.slug}` });
       expect(card.statusCode).toBe(200);
-      expect(card.body).toContain(escape(episode.title));
+      expect(card.body).toContain(escapeText(episode.title));
       const { clip } = clipWithLines();
       const base = 'http://127.0.0.1:8080';
       for (const [url, title] of [
