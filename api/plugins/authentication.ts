@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { type Accounts, isExpired, type Principal } from '../../projections/state/accounts.ts';
 import { dashboardLink, dashboardPaths } from '../dashboard-paths.ts';
+import { looksLikeJwt } from '../oauth/access-tokens.ts';
 import { problem } from '../problem.ts';
 
 declare module 'fastify' {
@@ -15,6 +17,34 @@ declare module 'fastify' {
 }
 
 const CACHE_MS = 5000;
+
+/**
+ * Calls this process makes to its own routes on a caller's behalf (the agent-tool server's tool
+ * calls): the caller was authenticated already, so the request carries a one-time token that
+ * stands for its principal instead of a credential. The token is 192 random bits, lives in this
+ * process's memory only until the request is authenticated, and works once.
+ */
+export class InProcessCalls {
+  static readonly HEADER = 'x-earshot-in-process-call';
+  private readonly pending = new Map<string, Principal>();
+
+  /** A token for one call as `principal`; `release` it when the call is over. */
+  admit(principal: Principal): string {
+    const token = randomBytes(24).toString('base64url');
+    this.pending.set(token, principal);
+    return token;
+  }
+
+  take(token: string): Principal | undefined {
+    const principal = this.pending.get(token);
+    this.pending.delete(token);
+    return principal;
+  }
+
+  release(token: string): void {
+    this.pending.delete(token);
+  }
+}
 
 /**
  * Who may call a route: `api_key` for `/v1` routes unless marked `public` (no credential) or
@@ -64,8 +94,8 @@ export function presentedCredential(request: FastifyRequest): { key: string; via
  * state store takes effect here within the cache time. An expiry takes effect at once: it is
  * checked on every request.
  */
-export const authenticationPlugin = fp<{ accounts: Accounts; dashboardUrl: string }>(
-  async (app: FastifyInstance, { accounts, dashboardUrl }) => {
+export const authenticationPlugin = fp<{ accounts: Accounts; dashboardUrl: string; inProcess: InProcessCalls }>(
+  async (app: FastifyInstance, { accounts, dashboardUrl, inProcess }) => {
     const cache = new Map<string, { principal?: Principal; until: number }>();
     const touched = new Map<string, number>();
     let revocations = 0;
@@ -93,6 +123,13 @@ export const authenticationPlugin = fp<{ accounts: Accounts; dashboardUrl: strin
     app.decorateRequest('principal', undefined);
     app.addHook('onRequest', async (request) => {
       if (accessOf(request) !== 'api_key') return;
+      const call = request.headers[InProcessCalls.HEADER];
+      if (typeof call === 'string') {
+        const caller = inProcess.take(call);
+        if (!caller) throw problem('authentication_required', 'This call is not one this process made.');
+        request.principal = caller;
+        return;
+      }
       const credential = presentedCredential(request);
       if (!credential) {
         throw problem('authentication_required', 'Send your API key in the X-API-Key header.', {
@@ -105,6 +142,22 @@ export const authenticationPlugin = fp<{ accounts: Accounts; dashboardUrl: strin
             url: dashboardLink(dashboardUrl, dashboardPaths.signIn()),
           },
         });
+      }
+      // OAuth access tokens are for the agent-tool server only; the REST API takes API keys.
+      if (looksLikeJwt(credential.key)) {
+        throw problem(
+          'invalid_token',
+          'OAuth access tokens are accepted only by the agent-tool server; the REST API takes API keys.',
+          {
+            errors: [{ location: credential.via, message: 'is an OAuth access token, not an API key' }],
+            headers: { 'www-authenticate': 'Bearer realm="earshot", error="invalid_token"' },
+            resolve: {
+              message: "Send an API key of the project (X-API-Key); mint one on the project's keys page.",
+              action: 'provide_api_key',
+              url: dashboardLink(dashboardUrl, dashboardPaths.signIn()),
+            },
+          },
+        );
       }
       const principal = await lookup(credential.key);
       if (!principal) {
