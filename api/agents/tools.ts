@@ -1,9 +1,19 @@
 import { READ, type ToolAnnotations, type ToolDeclaration } from './tool-registry.ts';
 
 /** Creates something new each time (not idempotent), destroys nothing. */
-const CREATE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+const CREATE: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+};
 /** Sets a state: repeating it changes nothing more. */
-const SET_STATE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const SET_STATE: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
 
 const episode = { id: { name: 'episode_id', description: 'episode slug or ID (as returned by any tool)' } };
 const podcast = { id: { name: 'podcast_id', description: 'podcast slug, ID or numeric directory ID' } };
@@ -199,7 +209,8 @@ export const TOOLS: readonly ToolDeclaration[] = [
   {
     name: 'earshot_list_entities',
     title: 'Most-mentioned entities',
-    description: 'Most-mentioned entities, or exactly the entities named in ids. To find one by name, use earshot_search_entities.',
+    description:
+      'Most-mentioned entities, or exactly the entities named in ids. To find one by name, use earshot_search_entities.',
     category: 'entities',
     operation: { method: 'GET', path: '/v1/entities' },
     annotations: READ,
@@ -216,7 +227,8 @@ export const TOOLS: readonly ToolDeclaration[] = [
   {
     name: 'earshot_list_mentions',
     title: 'Lines that mention an entity',
-    description: 'The transcript lines that mention an entity (entity_id) or company (company_id), newest episode first.',
+    description:
+      'The transcript lines that mention an entity (entity_id) or company (company_id), newest episode first.',
     category: 'mentions',
     operation: { method: 'GET', path: '/v1/podcasts/mentions' },
     annotations: READ,
@@ -292,6 +304,89 @@ export const TOOLS: readonly ToolDeclaration[] = [
     description: 'Ad reads per bucket, optionally of one sponsor, podcast or publisher.',
     category: 'advertising',
     operation: { method: 'GET', path: '/v1/podcasts/advertising/timeseries' },
+    annotations: READ,
+  },
+  {
+    name: 'earshot_list_ad_placements',
+    title: 'Ad placements',
+    description: 'Individual ad reads, newest first: sponsor, podcast, episode, offsets, read type.',
+    category: 'advertising',
+    operation: { method: 'GET', path: '/v1/podcasts/advertising/placements' },
+    annotations: READ,
+    defaults: { limit: 10 },
+  },
+  {
+    name: 'earshot_list_sponsors',
+    title: 'Sponsors',
+    description: 'Advertisers by ads or podcast reach, searchable by name.',
+    category: 'advertising',
+    operation: { method: 'GET', path: '/v1/sponsors' },
+    annotations: READ,
+    defaults: { limit: 10 },
+  },
+  {
+    name: 'earshot_get_sponsor',
+    title: 'One sponsor',
+    description: 'A sponsor\u2019s ads, reach, read types and the podcasts it advertised on.',
+    category: 'advertising',
+    operation: { method: 'GET', path: '/v1/sponsors/:id' },
+    params: { id: { name: 'sponsor_id', description: 'sponsor ID as listed, company slug or domain' } },
+    annotations: READ,
+  },
+  // Topics, guests, ratings, episode counts
+  {
+    name: 'earshot_list_topics',
+    title: 'Topics',
+    description: 'Topics discussed in a window, with episode and mention counts.',
+    category: 'podcasts',
+    operation: { method: 'GET', path: '/v1/topics' },
+    annotations: READ,
+    defaults: { limit: 10 },
+  },
+  {
+    name: 'earshot_get_topic',
+    title: 'One topic',
+    description: 'A topic\u2019s counts, entity categories, top entities and podcasts.',
+    category: 'podcasts',
+    operation: { method: 'GET', path: '/v1/topics/:id' },
+    params: { id: { name: 'topic_id', description: 'topic slug as listed (economics, technology, \u2026)' } },
+    annotations: READ,
+  },
+  {
+    name: 'earshot_list_guests',
+    title: 'Guests',
+    description: 'People who spoke as guests (non-host speakers), with appearances and occupations.',
+    category: 'podcasts',
+    operation: { method: 'GET', path: '/v1/guests' },
+    annotations: READ,
+    defaults: { limit: 10 },
+  },
+  {
+    name: 'earshot_podcast_guests',
+    title: 'Guests of a podcast',
+    description: 'The guests of one podcast, with appearances and occupations.',
+    category: 'podcasts',
+    operation: { method: 'GET', path: '/v1/podcasts/:id/guests' },
+    params: podcast,
+    annotations: READ,
+    defaults: { limit: 10 },
+  },
+  {
+    name: 'earshot_podcast_ratings',
+    title: 'Ratings of a podcast',
+    description: 'Listener ratings per platform and country, with history.',
+    category: 'podcasts',
+    operation: { method: 'GET', path: '/v1/podcasts/:id/ratings' },
+    params: podcast,
+    annotations: READ,
+  },
+  {
+    name: 'earshot_episode_timeseries',
+    title: 'Episodes over time',
+    description:
+      'Episodes published per day, week or month, optionally of a podcast or mentioning an entity.',
+    category: 'episodes',
+    operation: { method: 'GET', path: '/v1/podcasts/episodes/timeseries' },
     annotations: READ,
   },
   // Alerts (the caller's project unless project_id says otherwise)
@@ -387,7 +482,8 @@ export const TOOLS: readonly ToolDeclaration[] = [
   {
     name: 'earshot_preview_alert',
     title: 'Preview an alert',
-    description: 'Starts estimating how many matches an alert would have; read the result with earshot_get_alert_preview.',
+    description:
+      'Starts estimating how many matches an alert would have; read the result with earshot_get_alert_preview.',
     category: 'alerts',
     operation: { method: 'POST', path: '/v1/projects/:projectId/alerts/preview' },
     params: project,

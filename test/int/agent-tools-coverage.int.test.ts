@@ -13,17 +13,27 @@ import { tempDir } from '../support/temp-dir.ts';
  * mirrors it. A read that is not tool material is listed here with the reason.
  */
 const NOT_TOOLS: Record<string, string> = {
-  'GET /v1/podcasts/episodes/stream': 'a live Server-Sent Events stream: no request/response a tool call can hold',
-  'GET /v1/podcasts/episodes/archive/stream': 'a Server-Sent Events replay of a whole month or day: bulk transfer, not a tool answer',
-  'GET /v1/podcasts/episodes/archive/download': 'bulk NDJSON download (ranged, gzip): bulk transfer, not a tool answer',
+  'GET /v1/podcasts/episodes/stream':
+    'a live Server-Sent Events stream: no request/response a tool call can hold',
+  'GET /v1/podcasts/episodes/archive/stream':
+    'a Server-Sent Events replay of a whole month or day: bulk transfer, not a tool answer',
+  'GET /v1/podcasts/episodes/archive/download':
+    'bulk NDJSON download (ranged, gzip): bulk transfer, not a tool answer',
   'GET /v1/alerts/disable': 'the email footer link a person opens (token-based, public), not a data read',
+  'GET /v1/embed/clips/{id}': 'an HTML player page for browsers to frame (public), not a data read',
+  'GET /v1/embed/episodes/{id}': 'an HTML card for browsers to frame (public), not a data read',
+  'GET /v1/embed/oembed': 'oEmbed discovery for sites embedding the player pages, not a data read',
   'GET /v1/notification-emails/verify': 'the verification link a person opens from a mail, not a data read',
   'GET /v1/projects/{projectId}/monitors': 'the old name of the alert list (earshot_list_alerts serves it)',
-  'GET /v1/organizations/{orgId}/projects': "account administration (the organization's projects), the dashboard's, not podcast data",
-  'GET /v1/organizations/{orgId}/notification-emails': 'account administration (notification addresses), not podcast data',
-  'GET /v1/projects/{projectId}/webhooks/connections': 'delivery setup (webhook endpoints and their secrets), managed by people in the dashboard',
+  'GET /v1/organizations/{orgId}/projects':
+    "account administration (the organization's projects), the dashboard's, not podcast data",
+  'GET /v1/organizations/{orgId}/notification-emails':
+    'account administration (notification addresses), not podcast data',
+  'GET /v1/projects/{projectId}/webhooks/connections':
+    'delivery setup (webhook endpoints and their secrets), managed by people in the dashboard',
   'GET /v1/projects/{projectId}/webhooks/connections/{id}': 'delivery setup, as the connection list',
-  'GET /v1/projects/{projectId}/slack/connections': 'delivery setup (team-chat installs), managed by people in the dashboard',
+  'GET /v1/projects/{projectId}/slack/connections':
+    'delivery setup (team-chat installs), managed by people in the dashboard',
   'GET /v1/projects/{projectId}/slack/connections/{id}/channels': 'delivery setup, as the connection list',
 };
 
@@ -34,7 +44,10 @@ let api: Awaited<ReturnType<typeof testApi>>;
 beforeAll(async () => {
   analytics = new ChdbAnalyticsStore(`${tmp.dir}/analytics`);
   await migrateAnalytics(analytics);
-  const searchIndex = new LanceDbSearchIndex(`${tmp.dir}/search`, { dimensions: CONTRACT_DIMENSIONS, model: 'contract' });
+  const searchIndex = new LanceDbSearchIndex(`${tmp.dir}/search`, {
+    dimensions: CONTRACT_DIMENSIONS,
+    model: 'contract',
+  });
   await searchIndex.open();
   api = await testApi({}, undefined, { analytics, searchIndex, archive: {} });
 }, 120_000);
@@ -70,7 +83,8 @@ describe('agent tools', () => {
       expect(t.inputSchema.type).toBe('object');
       expect(t.outputSchema.type).toBe('object');
       const writes = t.operation.method !== 'GET';
-      if (writes && t.declaration.name !== 'earshot_preview_alert') expect(t.declaration.annotations.readOnlyHint).toBe(false);
+      if (writes && t.declaration.name !== 'earshot_preview_alert')
+        expect(t.declaration.annotations.readOnlyHint).toBe(false);
       if (!writes) expect(t.declaration.annotations.readOnlyHint).toBe(true);
       // Lists page: the tool offers the cursor its REST operation takes.
       if (t.queryInputs.has('limit')) expect(t.queryInputs.has('cursor')).toBe(true);
