@@ -17,19 +17,19 @@ import type { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import type { Accounts } from '../projections/state/accounts.ts';
 import { ApiKeyUsage } from '../projections/state/api-key-usage.ts';
 import { Memberships } from '../projections/state/memberships.ts';
+import { OAuthGrants } from '../projections/state/oauth-grants.ts';
+import { OAuthSigningKeyRows } from '../projections/state/oauth-keys.ts';
 import { People } from '../projections/state/people.ts';
 import { Sessions } from '../projections/state/sessions.ts';
 import type { StateStore } from '../projections/state/state-store.ts';
-import type { AttemptLimits, ChatOAuthSettings, EntityHit, PeopleServices } from './dashboard/context.ts';
-import { OAuthSigningKeyRows } from '../projections/state/oauth-keys.ts';
-import { OAuthGrants } from '../projections/state/oauth-grants.ts';
 import { ToolUsage } from '../projections/state/tool-usage.ts';
 import { RestOperations } from './agents/rest-operations.ts';
+import type { AttemptLimits, ChatOAuthSettings, EntityHit, PeopleServices } from './dashboard/context.ts';
+import { registerDashboard } from './dashboard/index.ts';
 import { AccessTokens } from './oauth/access-tokens.ts';
 import { AgentAuth } from './oauth/agent-auth.ts';
 import { Clients } from './oauth/clients.ts';
 import { oauthRoutes } from './oauth/routes.ts';
-import { registerDashboard } from './dashboard/index.ts';
 import { pageRoutes } from './pages/pages.ts';
 import { Cursors } from './pagination.ts';
 import { authenticationPlugin, InProcessCalls } from './plugins/authentication.ts';
@@ -243,10 +243,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const now = settings.agents?.now ?? Date.now;
   const grants = new OAuthGrants(services.state);
   const agentAuth = new AgentAuth(
-    { issuer: settings.publicUrl.replace(/\/$/, ''), resource: mcpUrl, codeTtlMs: settings.agents?.codeTtlMs },
+    {
+      issuer: settings.publicUrl.replace(/\/$/, ''),
+      resource: mcpUrl,
+      codeTtlMs: settings.agents?.codeTtlMs,
+    },
     grants,
     new Clients(grants, services.delivery.http, now),
-    new AccessTokens(new OAuthSigningKeyRows(services.state), services.delivery.box, settings.publicUrl.replace(/\/$/, ''), now),
+    new AccessTokens(
+      new OAuthSigningKeyRows(services.state),
+      services.delivery.box,
+      settings.publicUrl.replace(/\/$/, ''),
+      now,
+    ),
     new TokenSigner(services.delivery.box, 'oauth-authorize'),
     now,
   );

@@ -219,7 +219,9 @@ oauth
   )
   .action(async () => {
     const { kid, retired } = await withOperator((ops) => ops.rotateSigningKeys({}));
-    console.log(`signing key ${kid} is current${retired.length ? `; retired ${retired.join(', ')} (published for another hour)` : ''}`);
+    console.log(
+      `signing key ${kid} is current${retired.length ? `; retired ${retired.join(', ')} (published for another hour)` : ''}`,
+    );
   });
 
 const keys = program.command('keys').description('API keys (operators only; the API can never manage keys)');

@@ -28,7 +28,7 @@ export const EnvSchema = Type.Object({
     maximum: 65535,
     default: 8081,
     description:
-      'HTTP port of the `mcp` role (the agent-tool server). 8081 is also the schema registry\'s port when the real engines run on this machine: set another one then (a taken port stops the start with an error naming this variable)',
+      "HTTP port of the `mcp` role (the agent-tool server). 8081 is also the schema registry's port when the real engines run on this machine: set another one then (a taken port stops the start with an error naming this variable)",
   }),
   HOST: Type.String({ default: '127.0.0.1', description: 'interface to bind (`0.0.0.0` in containers)' }),
   EARSHOT_DATA_DIR: Type.String({ default: './data', description: 'where embedded engines keep their data' }),
@@ -374,7 +374,9 @@ export function publicUrlOf(config: Config): string {
 /** Public address of the agent-tool server: `EARSHOT_MCP_URL`, else `http://HOST:MCP_PORT/mcp`. */
 export function mcpUrlOf(config: Config): string {
   const { env } = config;
-  return env.EARSHOT_MCP_URL ?? `http://${env.HOST === '0.0.0.0' ? '127.0.0.1' : env.HOST}:${env.MCP_PORT}/mcp`;
+  return (
+    env.EARSHOT_MCP_URL ?? `http://${env.HOST === '0.0.0.0' ? '127.0.0.1' : env.HOST}:${env.MCP_PORT}/mcp`
+  );
 }
 
 /** Public address of the dashboard: `EARSHOT_DASHBOARD_URL`, else the public URL + `/dashboard`. */

@@ -222,7 +222,8 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
   // The agent-tool server's port is bound first: its address is the OAuth resource the API names.
   const mcpServer = config.roles.has('mcp') ? await bindMcpPort(config) : undefined;
   const mcpUrl = mcpServer
-    ? (config.env.EARSHOT_MCP_URL ?? mcpUrlOf({ ...config, env: { ...config.env, MCP_PORT: (mcpServer.address() as AddressInfo).port } }))
+    ? (config.env.EARSHOT_MCP_URL ??
+      mcpUrlOf({ ...config, env: { ...config.env, MCP_PORT: (mcpServer.address() as AddressInfo).port } }))
     : mcpUrlOf(config);
   let mcp: FastifyInstance | undefined;
   if (config.roles.has('api') || config.roles.has('mcp')) {

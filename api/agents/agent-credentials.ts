@@ -2,12 +2,17 @@ import type { FastifyRequest } from 'fastify';
 import { type Accounts, isExpired, type Principal } from '../../projections/state/accounts.ts';
 import type { Memberships } from '../../projections/state/memberships.ts';
 import type { OAuthGrants } from '../../projections/state/oauth-grants.ts';
-import { type AccessTokens, AccessTokenError, looksLikeJwt } from '../oauth/access-tokens.ts';
+import { AccessTokenError, type AccessTokens, looksLikeJwt } from '../oauth/access-tokens.ts';
 import type { ToolCaller } from './tool-calls.ts';
 
 export type CredentialCheck =
   | { ok: true; caller: ToolCaller }
-  | { ok: false; code: 'authentication_required' | 'invalid_token' | 'invalid_api_key' | 'api_key_expired'; reason: string; location: string };
+  | {
+      ok: false;
+      code: 'authentication_required' | 'invalid_token' | 'invalid_api_key' | 'api_key_expired';
+      reason: string;
+      location: string;
+    };
 
 const CACHE_MS = 5000;
 
@@ -53,17 +58,25 @@ export class AgentCredentials {
       location = 'header.x-api-key';
     } else if (typeof auth === 'string' && auth.trim()) {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-      if (!m) return { ok: false, code: 'invalid_token', reason: 'Send the credential as "Authorization: Bearer <token>".', location };
+      if (!m)
+        return {
+          ok: false,
+          code: 'invalid_token',
+          reason: 'Send the credential as "Authorization: Bearer <token>".',
+          location,
+        };
       credential = m[1]!;
     }
     if (!credential)
       return {
         ok: false,
         code: 'authentication_required',
-        reason: 'No credential: authorize with OAuth (see the resource metadata) or send an API key as a Bearer token.',
+        reason:
+          'No credential: authorize with OAuth (see the resource metadata) or send an API key as a Bearer token.',
         location,
       };
-    if (credential.length > 4096) return { ok: false, code: 'invalid_token', reason: 'The credential is too long.', location };
+    if (credential.length > 4096)
+      return { ok: false, code: 'invalid_token', reason: 'The credential is too long.', location };
     if (looksLikeJwt(credential)) return this.accessToken(credential, location);
     return this.apiKey(credential, location);
   }
@@ -77,7 +90,8 @@ export class AgentCredentials {
     try {
       claims = await this.deps.tokens.verify(token, this.deps.resource);
     } catch (err) {
-      if (err instanceof AccessTokenError) return { ok: false, code: 'invalid_token', reason: err.message, location };
+      if (err instanceof AccessTokenError)
+        return { ok: false, code: 'invalid_token', reason: err.message, location };
       throw err;
     }
     const key = `${claims.grant_id} ${claims.sub} ${claims.project_id}`;
@@ -106,7 +120,8 @@ export class AgentCredentials {
       return {
         ok: false,
         code: 'invalid_token',
-        reason: 'The grant of this access token has been revoked, or its person no longer belongs to the project.',
+        reason:
+          'The grant of this access token has been revoked, or its person no longer belongs to the project.',
         location,
       };
     return { ok: true, caller: { principal: hit.principal, credential: 'oauth' } };
@@ -119,9 +134,20 @@ export class AgentCredentials {
       if (this.keys.size > 10_000) this.keys.clear();
       this.keys.set(key, hit);
     }
-    if (!hit.principal) return { ok: false, code: 'invalid_api_key', reason: 'The API key is unknown or has been revoked.', location };
+    if (!hit.principal)
+      return {
+        ok: false,
+        code: 'invalid_api_key',
+        reason: 'The API key is unknown or has been revoked.',
+        location,
+      };
     if (isExpired(hit.principal, this.now()))
-      return { ok: false, code: 'api_key_expired', reason: `The API key expired at ${hit.principal.expiresAt!.toISOString()}.`, location };
+      return {
+        ok: false,
+        code: 'api_key_expired',
+        reason: `The API key expired at ${hit.principal.expiresAt!.toISOString()}.`,
+        location,
+      };
     return { ok: true, caller: { principal: hit.principal, credential: 'api_key' } };
   }
 }

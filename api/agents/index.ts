@@ -12,7 +12,7 @@ import { buildTools } from './tool-registry.ts';
 import { TOOLS } from './tools.ts';
 
 export { PROTOCOL_VERSIONS } from './mcp-host.ts';
-export type { ToolCall, ToolCallPath, ToolCaller } from './tool-calls.ts';
+export type { ToolCall, ToolCaller, ToolCallPath } from './tool-calls.ts';
 export { buildTools, DEFAULT_CATEGORIES, TOOL_CATEGORIES, type ToolDeclaration } from './tool-registry.ts';
 export { TOOLS } from './tools.ts';
 
@@ -38,7 +38,10 @@ export interface AgentToolServerOptions {
  * necessarily listening): its tools are that application's REST operations, its OAuth the
  * application's. Returns the listener-to-be; closing it flushes the tool-usage counts.
  */
-export async function buildAgentToolServer(api: FastifyInstance, opts: AgentToolServerOptions): Promise<FastifyInstance> {
+export async function buildAgentToolServer(
+  api: FastifyInstance,
+  opts: AgentToolServerOptions,
+): Promise<FastifyInstance> {
   const auth = api.agentAuth;
   const tools = buildTools(TOOLS, api.restOperations);
   const usage = new ToolUsageCounter(new ToolUsage(opts.state), opts.logger);
@@ -59,7 +62,11 @@ export async function buildAgentToolServer(api: FastifyInstance, opts: AgentTool
     mcpUrl: auth.settings.resource,
     issuer: auth.settings.issuer,
     docsUrl: opts.docsUrl,
-    authGuide: authGuide({ publicUrl: opts.publicUrl, dashboardUrl: opts.dashboardUrl, mcpUrl: auth.settings.resource }),
+    authGuide: authGuide({
+      publicUrl: opts.publicUrl,
+      dashboardUrl: opts.dashboardUrl,
+      mcpUrl: auth.settings.resource,
+    }),
     failedAuthPerMinute: opts.failedAuthPerMinute,
     server: opts.server,
   });

@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
@@ -9,8 +9,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { type ErrorCode as ProblemCode, problem, toDocument } from '../problem.ts';
 import { protectedResourceMetadata } from '../oauth/routes.ts';
+import { type ErrorCode as ProblemCode, problem, toDocument } from '../problem.ts';
 import type { AgentCredentials } from './agent-credentials.ts';
 import type { ToolCallPath } from './tool-calls.ts';
 import { selectTools, type Tool } from './tool-registry.ts';
@@ -72,11 +72,20 @@ export async function buildMcpHost(opts: McpHostOptions): Promise<FastifyInstanc
       : {}),
   });
   const mcpPath = new URL(opts.mcpUrl).pathname.replace(/\/$/, '') || '/';
-  const metadataUrl = new URL(`/.well-known/oauth-protected-resource${mcpPath === '/' ? '' : mcpPath}`, opts.mcpUrl).toString();
+  const metadataUrl = new URL(
+    `/.well-known/oauth-protected-resource${mcpPath === '/' ? '' : mcpPath}`,
+    opts.mcpUrl,
+  ).toString();
   const failedPerMinute = opts.failedAuthPerMinute ?? 20;
   const failures = new Map<string, { minute: number; count: number }>();
 
-  const send = (reply: FastifyReply, request: FastifyRequest, code: ProblemCode, detail: string, extra: Parameters<typeof problem>[2] = {}) => {
+  const send = (
+    reply: FastifyReply,
+    request: FastifyRequest,
+    code: ProblemCode,
+    detail: string,
+    extra: Parameters<typeof problem>[2] = {},
+  ) => {
     const err = problem(code, detail, extra);
     for (const [k, v] of Object.entries(extra.headers ?? {})) reply.header(k, v);
     return reply
@@ -88,12 +97,20 @@ export async function buildMcpHost(opts: McpHostOptions): Promise<FastifyInstanc
   const prm = protectedResourceMetadata(opts.mcpUrl, opts.issuer);
   app.get('/.well-known/oauth-protected-resource', async () => prm);
   if (mcpPath !== '/') app.get(`/.well-known/oauth-protected-resource${mcpPath}`, async () => prm);
-  app.get('/auth.md', async (_request, reply) => reply.type('text/markdown; charset=utf-8').send(opts.authGuide));
+  app.get('/auth.md', async (_request, reply) =>
+    reply.type('text/markdown; charset=utf-8').send(opts.authGuide),
+  );
 
   const notAllowed = async (request: FastifyRequest, reply: FastifyReply) =>
-    send(reply, request, 'method_not_allowed', 'This server is stateless: POST JSON-RPC messages to it; it opens no event stream.', {
-      headers: { allow: 'POST' },
-    });
+    send(
+      reply,
+      request,
+      'method_not_allowed',
+      'This server is stateless: POST JSON-RPC messages to it; it opens no event stream.',
+      {
+        headers: { allow: 'POST' },
+      },
+    );
   app.get(mcpPath, notAllowed);
   app.delete(mcpPath, notAllowed);
 
@@ -108,9 +125,15 @@ export async function buildMcpHost(opts: McpHostOptions): Promise<FastifyInstanc
     const minute = Math.floor(Date.now() / 60_000);
     const failed = failures.get(address);
     if (failed && failed.minute === minute && failed.count >= failedPerMinute)
-      return send(reply, request, 'rate_limited', 'Too many failed authentications from this address; retry in a minute.', {
-        headers: { 'retry-after': String(60 - Math.floor((Date.now() / 1000) % 60)) },
-      });
+      return send(
+        reply,
+        request,
+        'rate_limited',
+        'Too many failed authentications from this address; retry in a minute.',
+        {
+          headers: { 'retry-after': String(60 - Math.floor((Date.now() / 1000) % 60)) },
+        },
+      );
     const checked = await opts.credentials.check(request);
     if (!checked.ok) {
       const count = failed && failed.minute === minute ? failed.count + 1 : 1;
@@ -129,10 +152,17 @@ export async function buildMcpHost(opts: McpHostOptions): Promise<FastifyInstanc
       return reply.code(400).send({
         jsonrpc: '2.0',
         id: null,
-        error: { code: -32600, message: `Unsupported protocol version ${version.slice(0, 40)}; this server speaks ${PROTOCOL_VERSIONS.join(', ')}` },
+        error: {
+          code: -32600,
+          message: `Unsupported protocol version ${version.slice(0, 40)}; this server speaks ${PROTOCOL_VERSIONS.join(', ')}`,
+        },
       });
     const body = request.body as { method?: unknown; params?: { protocolVersion?: unknown } } | undefined;
-    if (body?.method === 'initialize' && body.params && !(PROTOCOL_VERSIONS as readonly unknown[]).includes(body.params.protocolVersion))
+    if (
+      body?.method === 'initialize' &&
+      body.params &&
+      !(PROTOCOL_VERSIONS as readonly unknown[]).includes(body.params.protocolVersion)
+    )
       body.params.protocolVersion = PROTOCOL_VERSIONS[0];
 
     const selected = new Map<string, Tool>(selection.tools.map((t) => [t.declaration.name, t]));
@@ -144,7 +174,9 @@ export async function buildMcpHost(opts: McpHostOptions): Promise<FastifyInstanc
       tools: selection.tools.map((t) => ({
         name: t.declaration.name,
         title: t.declaration.title,
-        description: t.operation.summary ? `${t.declaration.description} (${t.operation.method} ${t.operation.path.replace(/:(\w+)/g, '{$1}')}: ${t.operation.summary})` : t.declaration.description,
+        description: t.operation.summary
+          ? `${t.declaration.description} (${t.operation.method} ${t.operation.path.replace(/:(\w+)/g, '{$1}')}: ${t.operation.summary})`
+          : t.declaration.description,
         inputSchema: t.inputSchema,
         outputSchema: t.outputSchema,
         annotations: { title: t.declaration.title, ...t.declaration.annotations },
@@ -152,10 +184,21 @@ export async function buildMcpHost(opts: McpHostOptions): Promise<FastifyInstanc
     }));
     server.setRequestHandler(CallToolRequestSchema, async (req) => {
       const tool = selected.get(req.params.name);
-      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${req.params.name.slice(0, 100)} (not served on this connection)`);
-      return opts.calls({ tool, args: (req.params.arguments ?? {}) as Record<string, unknown>, caller: checked.caller });
+      if (!tool)
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `Unknown tool: ${req.params.name.slice(0, 100)} (not served on this connection)`,
+        );
+      return opts.calls({
+        tool,
+        args: (req.params.arguments ?? {}) as Record<string, unknown>,
+        caller: checked.caller,
+      });
     });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
     await server.connect(transport);
     reply.hijack();
     reply.raw.on('close', () => {
@@ -165,7 +208,9 @@ export async function buildMcpHost(opts: McpHostOptions): Promise<FastifyInstanc
     await transport.handleRequest(request.raw, reply.raw, request.body);
   });
 
-  app.setNotFoundHandler((request, reply) => send(reply, request, 'not_found', `No such path here; the agent-tool server is at ${mcpPath}.`));
+  app.setNotFoundHandler((request, reply) =>
+    send(reply, request, 'not_found', `No such path here; the agent-tool server is at ${mcpPath}.`),
+  );
   app.setErrorHandler((error, request, reply) => {
     const status = (error as { statusCode?: number }).statusCode ?? 500;
     if (status === 413) return send(reply, request, 'payload_too_large', 'The message is larger than 1 MiB.');

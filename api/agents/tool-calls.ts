@@ -54,7 +54,8 @@ function problemResult(tool: Tool, status: number, body: string): CallToolResult
   };
   const lines = [`${status} ${p.error_code ?? 'error'}: ${p.detail ?? 'the call failed'}`];
   for (const e of p.errors ?? []) lines.push(`- ${rename(e.location)}: ${e.message ?? ''}`);
-  if (p.resolve?.message) lines.push(`To resolve: ${p.resolve.message}${p.resolve.url ? ` (${p.resolve.url})` : ''}`);
+  if (p.resolve?.message)
+    lines.push(`To resolve: ${p.resolve.message}${p.resolve.url ? ` (${p.resolve.url})` : ''}`);
   return errorResult(lines.join('\n'));
 }
 
@@ -69,7 +70,8 @@ export function restCalls(api: FastifyInstance): ToolCallPath {
     const d = tool.declaration;
     const known = tool.inputSchema.properties as Record<string, unknown>;
     const unknown = Object.keys(args).filter((k) => !(k in known));
-    if (unknown.length > 0) return errorResult(`422 validation_error: unknown argument(s) ${unknown.join(', ')}`);
+    if (unknown.length > 0)
+      return errorResult(`422 validation_error: unknown argument(s) ${unknown.join(', ')}`);
     let path = tool.operation.path;
     for (const [param, input] of Object.entries(tool.pathInputs)) {
       let value = args[input];
@@ -82,7 +84,11 @@ export function restCalls(api: FastifyInstance): ToolCallPath {
     for (const name of tool.queryInputs) {
       const value = args[name] ?? d.defaults?.[name];
       if (value === undefined || value === null) continue;
-      query[name] = Array.isArray(value) ? value.map(String) : typeof value === 'object' ? JSON.stringify(value) : String(value);
+      query[name] = Array.isArray(value)
+        ? value.map(String)
+        : typeof value === 'object'
+          ? JSON.stringify(value)
+          : String(value);
     }
     let body: Record<string, unknown> | undefined = d.fixedBody;
     if (d.bodyInput) body = Object.fromEntries(Object.entries(args).filter(([k]) => tool.bodyInputs.has(k)));
@@ -137,7 +143,16 @@ const clip = (s: string, n = 160) => (s.length > n ? `${s.slice(0, n - 1)}…` :
 
 /** One line for a result item: its label and the references other tools accept. */
 function itemLine(item: Record<string, unknown>): string {
-  const nested = ['episode', 'podcast', 'entity', 'person', 'company', 'knowledge_graph_entity', 'publisher', 'line']
+  const nested = [
+    'episode',
+    'podcast',
+    'entity',
+    'person',
+    'company',
+    'knowledge_graph_entity',
+    'publisher',
+    'line',
+  ]
     .map((k) => item[k])
     .filter((v): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v));
   const label =
@@ -175,7 +190,9 @@ function render(tool: Tool, result: Record<string, unknown>, reducedTo: number |
     out.push(itemLine(result));
   }
   if (result.has_more === true && typeof result.cursor === 'string')
-    out.push(`More: call ${tool.declaration.name} again with the same arguments and cursor "${result.cursor}".`);
+    out.push(
+      `More: call ${tool.declaration.name} again with the same arguments and cursor "${result.cursor}".`,
+    );
   if (reducedTo !== undefined) out.push(`(Page size reduced to ${reducedTo} to keep the answer small.)`);
   return out.join('\n');
 }

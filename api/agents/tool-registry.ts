@@ -15,7 +15,13 @@ export const TOOL_CATEGORIES = [
 export type ToolCategory = (typeof TOOL_CATEGORIES)[number];
 
 /** What `/mcp` serves without `?tools=` or `?include=`. */
-export const DEFAULT_CATEGORIES: readonly ToolCategory[] = ['search', 'episodes', 'podcasts', 'entities', 'mentions'];
+export const DEFAULT_CATEGORIES: readonly ToolCategory[] = [
+  'search',
+  'episodes',
+  'podcasts',
+  'entities',
+  'mentions',
+];
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -109,7 +115,10 @@ export function buildTools(declarations: readonly ToolDeclaration[], operations:
       pathInputs[param] = name;
       properties[name] = { ...schema, ...(renamed ? { description: renamed.description } : {}) };
       if (param === d.projectParam)
-        properties[name] = { ...properties[name], description: `${properties[name].description ?? 'project ID'}; the caller's project when omitted` };
+        properties[name] = {
+          ...properties[name],
+          description: `${properties[name].description ?? 'project ID'}; the caller's project when omitted`,
+        };
       else required.push(name);
     }
     const query = objectSchema(operation.querystring);
@@ -130,7 +139,7 @@ export function buildTools(declarations: readonly ToolDeclaration[], operations:
       required.push(...body.required);
     }
     const response = operation.response;
-    if (!response || response.type !== 'object')
+    if (response?.type !== 'object')
       throw new Error(`tool ${d.name}: ${d.operation.method} ${d.operation.path} answers no object schema`);
     const tool: Tool = {
       declaration: d,
@@ -165,9 +174,12 @@ export function selectTools(
   const included = split(query.include);
   const byName = new Map<string, Tool>(tools.map((t) => [t.declaration.name, t]));
   const unknownTool = named.find((n) => !byName.has(n));
-  if (unknownTool) return { ok: false, message: `unknown tool ${unknownTool.slice(0, 100)}`, location: 'query.tools' };
+  if (unknownTool)
+    return { ok: false, message: `unknown tool ${unknownTool.slice(0, 100)}`, location: 'query.tools' };
   const all = included.includes('all');
-  const unknownCategory = included.find((c) => c !== 'all' && !(TOOL_CATEGORIES as readonly string[]).includes(c));
+  const unknownCategory = included.find(
+    (c) => c !== 'all' && !(TOOL_CATEGORIES as readonly string[]).includes(c),
+  );
   if (unknownCategory)
     return {
       ok: false,
@@ -178,5 +190,8 @@ export function selectTools(
   for (const c of all ? TOOL_CATEGORIES : included) categories.add(c);
   const names = new Set(named);
   // The registry's order, whatever the order of the query: `tools/list` is stable.
-  return { ok: true, tools: tools.filter((t) => names.has(t.declaration.name) || categories.has(t.declaration.category)) };
+  return {
+    ok: true,
+    tools: tools.filter((t) => names.has(t.declaration.name) || categories.has(t.declaration.category)),
+  };
 }

@@ -20,9 +20,9 @@ import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts'
 import type { Accounts } from '../../projections/state/accounts.ts';
 import type { LinkSigner } from '../../projections/state/people.ts';
 import type { ToolUsage } from '../../projections/state/tool-usage.ts';
-import type { AgentAuth } from '../oauth/agent-auth.ts';
 import { dashboardPaths } from '../dashboard-paths.ts';
 import { html, type SafeHtml } from '../html.ts';
+import type { AgentAuth } from '../oauth/agent-auth.ts';
 import type { UsageCounter } from '../plugins/usage.ts';
 import { ERROR_CODES, ProblemError } from '../problem.ts';
 import {
@@ -142,7 +142,8 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
 
   app.addHook('onSend', async (_request, reply, payload) => {
     // A page may narrow or extend one (the consent page lets its form lead on to the client).
-    for (const [name, value] of Object.entries(SECURITY_HEADERS)) if (!reply.hasHeader(name)) reply.header(name, value);
+    for (const [name, value] of Object.entries(SECURITY_HEADERS))
+      if (!reply.hasHeader(name)) reply.header(name, value);
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     return payload;
   });

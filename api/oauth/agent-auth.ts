@@ -74,11 +74,11 @@ export class AgentAuth {
    * `resource`). A client or redirect URI that does not check out is told to the person
    * (`redirect: undefined`); any other problem goes back to the client's redirect URI.
    */
-  async authorize(q: Record<string, string | undefined>): Promise<
-    | { ok: true; request: string }
-    | { ok: false; redirect?: string; error: OAuthError }
-  > {
-    if (!q.client_id) return { ok: false, error: new OAuthError('invalid_request', 'client_id is required.') };
+  async authorize(
+    q: Record<string, string | undefined>,
+  ): Promise<{ ok: true; request: string } | { ok: false; redirect?: string; error: OAuthError }> {
+    if (!q.client_id)
+      return { ok: false, error: new OAuthError('invalid_request', 'client_id is required.') };
     let client: Awaited<ReturnType<Clients['resolve']>>;
     try {
       client = await this.clients.resolve(q.client_id);
@@ -86,11 +86,15 @@ export class AgentAuth {
       if (err instanceof OAuthError) return { ok: false, error: err };
       throw err;
     }
-    const redirectUri = q.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
+    const redirectUri =
+      q.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
     if (!redirectUri || !client.redirectUris.includes(redirectUri))
       return {
         ok: false,
-        error: new OAuthError('invalid_request', 'redirect_uri is missing or is not one the client registered.'),
+        error: new OAuthError(
+          'invalid_request',
+          'redirect_uri is missing or is not one the client registered.',
+        ),
       };
     const back = (error: string, description: string) => ({
       ok: false as const,
@@ -107,11 +111,15 @@ export class AgentAuth {
     if (q.code_challenge_method !== 'S256')
       return back('invalid_request', 'code_challenge_method must be "S256"; "plain" is not accepted.');
     if (!PKCE_CHALLENGE.test(q.code_challenge))
-      return back('invalid_request', 'code_challenge must be the base64url SHA-256 of the verifier (43 characters).');
+      return back(
+        'invalid_request',
+        'code_challenge must be the base64url SHA-256 of the verifier (43 characters).',
+      );
     if (!q.resource) return back('invalid_target', `resource is required: ${this.settings.resource}`);
     if (q.resource !== this.settings.resource)
       return back('invalid_target', `resource must be the agent-tool server, ${this.settings.resource}`);
-    if (q.state !== undefined && q.state.length > 1000) return back('invalid_request', 'state is longer than 1,000 characters.');
+    if (q.state !== undefined && q.state.length > 1000)
+      return back('invalid_request', 'state is longer than 1,000 characters.');
     const request: AuthorizationRequest = {
       client_id: client.id,
       client_name: client.name,
@@ -219,7 +227,10 @@ export class AgentAuth {
       await this.grants.revokeGrant(grant.id, 'code exchange refused', now);
       throw new OAuthError('invalid_target', `resource must be the agent-tool server, ${grant.resource}`);
     }
-    const refreshToken = await this.grants.issueRefreshToken(grant.id, new Date(now.getTime() + REFRESH_TOKEN_TTL_MS));
+    const refreshToken = await this.grants.issueRefreshToken(
+      grant.id,
+      new Date(now.getTime() + REFRESH_TOKEN_TTL_MS),
+    );
     return this.answer(grant, refreshToken);
   }
 
@@ -230,7 +241,12 @@ export class AgentAuth {
     if (raw.length > 200) throw new OAuthError('invalid_grant', 'The refresh token is not valid.');
     this.checkResource(body.resource, this.settings.resource);
     const now = new Date(this.now());
-    const rotated = await this.grants.rotateRefreshToken(raw, clientId, now, new Date(now.getTime() + REFRESH_TOKEN_TTL_MS));
+    const rotated = await this.grants.rotateRefreshToken(
+      raw,
+      clientId,
+      now,
+      new Date(now.getTime() + REFRESH_TOKEN_TTL_MS),
+    );
     if (!rotated.ok) {
       const why = {
         unknown: 'The refresh token is not valid.',
@@ -252,6 +268,11 @@ export class AgentAuth {
       grant.user_id,
       grant.resource,
     );
-    return { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_S, refresh_token: refreshToken };
+    return {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: ACCESS_TOKEN_TTL_S,
+      refresh_token: refreshToken,
+    };
   }
 }

@@ -25,7 +25,8 @@ const GRANT_TYPES = ['authorization_code', 'refresh_token'];
 
 /** Why a redirect URI is refused, or undefined: https, plain http to loopback, or a private-use scheme. */
 export function redirectUriProblem(uri: unknown): string | undefined {
-  if (typeof uri !== 'string' || uri.length === 0 || uri.length > 2000) return 'must be a URL of at most 2,000 characters';
+  if (typeof uri !== 'string' || uri.length === 0 || uri.length > 2000)
+    return 'must be a URL of at most 2,000 characters';
   let url: URL;
   try {
     url = new URL(uri);
@@ -34,7 +35,10 @@ export function redirectUriProblem(uri: unknown): string | undefined {
   }
   if (url.hash) return 'must not have a fragment';
   if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:') return LOOPBACK_HOSTS.has(url.hostname) ? undefined : 'must be https (plain http only to a loopback address)';
+  if (url.protocol === 'http:')
+    return LOOPBACK_HOSTS.has(url.hostname)
+      ? undefined
+      : 'must be https (plain http only to a loopback address)';
   // Native apps: a private-use scheme in reverse-domain form (RFC 8252 §7.1).
   if (/^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/.test(url.protocol)) return undefined;
   return 'must be https, http to a loopback address, or a private-use scheme such as com.example.app:/callback';
@@ -54,7 +58,8 @@ export function registrationMetadata(body: unknown): ClientMetadata {
     throw new OAuthError('invalid_redirect_uri', 'redirect_uris must list 1 to 10 redirect URIs.');
   for (const uri of uris) {
     const problem = redirectUriProblem(uri);
-    if (problem) throw new OAuthError('invalid_redirect_uri', `redirect_uris: ${String(uri).slice(0, 200)} ${problem}.`);
+    if (problem)
+      throw new OAuthError('invalid_redirect_uri', `redirect_uris: ${String(uri).slice(0, 200)} ${problem}.`);
   }
   const method = b.token_endpoint_auth_method ?? 'none';
   if (method !== 'none')
@@ -78,7 +83,10 @@ export function registrationMetadata(body: unknown): ClientMetadata {
     const v = b[field];
     if (v === undefined) return {};
     if (typeof v !== 'string' || v.length > max)
-      throw new OAuthError('invalid_client_metadata', `${field} must be a string of at most ${max} characters.`);
+      throw new OAuthError(
+        'invalid_client_metadata',
+        `${field} must be a string of at most ${max} characters.`,
+      );
     return { [field]: v };
   };
   return {
@@ -115,7 +123,12 @@ export class Clients {
     if (clientId.startsWith('https://')) return this.document(clientId);
     const metadata = clientId.length <= 200 ? await this.grants.client(clientId) : undefined;
     if (!metadata) throw new OAuthError('invalid_client', 'The client is not registered here.', 401);
-    return { id: clientId, name: metadata.client_name, redirectUris: metadata.redirect_uris, kind: 'registered' };
+    return {
+      id: clientId,
+      name: metadata.client_name,
+      redirectUris: metadata.redirect_uris,
+      kind: 'registered',
+    };
   }
 
   private async document(url: string): Promise<ResolvedClient> {
@@ -142,12 +155,20 @@ export class Clients {
       throw new OAuthError('invalid_client', 'The client ID metadata document is not JSON.', 401);
     }
     if (doc?.client_id !== url)
-      throw new OAuthError('invalid_client', 'The metadata document does not name its own URL as client_id.', 401);
+      throw new OAuthError(
+        'invalid_client',
+        'The metadata document does not name its own URL as client_id.',
+        401,
+      );
     let metadata: ClientMetadata;
     try {
       metadata = registrationMetadata(doc);
     } catch (err) {
-      throw new OAuthError('invalid_client', `The metadata document is not usable: ${(err as Error).message}`, 401);
+      throw new OAuthError(
+        'invalid_client',
+        `The metadata document is not usable: ${(err as Error).message}`,
+        401,
+      );
     }
     const client: ResolvedClient = {
       id: url,

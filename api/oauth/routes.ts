@@ -124,7 +124,11 @@ export const oauthRoutes: FastifyPluginAsync<OAuthRouteOptions> = async (app, op
     return reply
       .code(201)
       .header('cache-control', 'no-store')
-      .send({ client_id: client.id, client_id_issued_at: Math.floor(client.created_at.getTime() / 1000), ...metadata });
+      .send({
+        client_id: client.id,
+        client_id_issued_at: Math.floor(client.created_at.getTime() / 1000),
+        ...metadata,
+      });
   });
 
   app.get('/oauth/authorize', HIDE, async (request, reply) => {
@@ -155,7 +159,10 @@ export const oauthRoutes: FastifyPluginAsync<OAuthRouteOptions> = async (app, op
   const fields = (body: unknown): Record<string, string | undefined> => {
     if (body === null || typeof body !== 'object') return {};
     return Object.fromEntries(
-      Object.entries(body as Record<string, unknown>).map(([k, v]) => [k, typeof v === 'string' ? v : undefined]),
+      Object.entries(body as Record<string, unknown>).map(([k, v]) => [
+        k,
+        typeof v === 'string' ? v : undefined,
+      ]),
     );
   };
   app.post('/oauth/token', HIDE, async (request, reply) => {
@@ -168,6 +175,9 @@ export const oauthRoutes: FastifyPluginAsync<OAuthRouteOptions> = async (app, op
   });
   // The device authorization grant (RFC 8628) is not supported; its endpoint says so in OAuth's terms.
   app.post('/oauth/device_authorization', HIDE, async (_request, reply) =>
-    oauthError(reply, new OAuthError('unsupported_grant_type', 'The device authorization grant (RFC 8628) is not supported.')),
+    oauthError(
+      reply,
+      new OAuthError('unsupported_grant_type', 'The device authorization grant (RFC 8628) is not supported.'),
+    ),
   );
 };

@@ -262,7 +262,8 @@ export const episodeRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
       schema: {
         tags: ['transcripts'],
         summary: 'The diarized, speaker-identified transcript of one episode',
-        description: 'Every line when `limit` is omitted; with `limit`, a page of lines in order and a cursor to the next.',
+        description:
+          'Every line when `limit` is omitted; with `limit`, a page of lines in order and a cursor to the next.',
         params: IdParams,
         querystring: Type.Object(pageQueryAll(1000)),
         response: withProblems({ 200: TranscriptResponse }),

@@ -118,7 +118,10 @@ export class OAuthGrants {
       if (new Date(row.expires_at).getTime() <= now.getTime()) return { ok: false, why: 'expired' } as const;
       const grant = await grantIn(tx, row.grant_id);
       if (!grant || grant.revoked_at) return { ok: false, why: 'revoked' } as const;
-      await tx.query('UPDATE oauth_grants SET activated_at = $2, last_used_at = $2 WHERE id = $1', [grant.id, now]);
+      await tx.query('UPDATE oauth_grants SET activated_at = $2, last_used_at = $2 WHERE id = $1', [
+        grant.id,
+        now,
+      ]);
       return { ok: true, grant, redirectUri: row.redirect_uri, codeChallenge: row.code_challenge } as const;
     });
   }
@@ -126,11 +129,10 @@ export class OAuthGrants {
   /** A new refresh token of a grant. */
   async issueRefreshToken(grantId: string, expiresAt: Date, db: Transaction = this.db): Promise<string> {
     const raw = token();
-    await db.query('INSERT INTO oauth_refresh_tokens (token_sha256, grant_id, expires_at) VALUES ($1, $2, $3)', [
-      sha256(raw),
-      grantId,
-      expiresAt,
-    ]);
+    await db.query(
+      'INSERT INTO oauth_refresh_tokens (token_sha256, grant_id, expires_at) VALUES ($1, $2, $3)',
+      [sha256(raw), grantId, expiresAt],
+    );
     return raw;
   }
 
@@ -159,7 +161,10 @@ export class OAuthGrants {
         return { ok: false, why: 'reused' } as const;
       }
       if (new Date(row.expires_at).getTime() <= now.getTime()) return { ok: false, why: 'expired' } as const;
-      await tx.query('UPDATE oauth_refresh_tokens SET used_at = $2 WHERE token_sha256 = $1', [sha256(raw), now]);
+      await tx.query('UPDATE oauth_refresh_tokens SET used_at = $2 WHERE token_sha256 = $1', [
+        sha256(raw),
+        now,
+      ]);
       await tx.query('UPDATE oauth_grants SET last_used_at = $2 WHERE id = $1', [grant.id, now]);
       const refreshToken = await this.issueRefreshToken(grant.id, nextExpiresAt, tx);
       return { ok: true, grant, refreshToken } as const;

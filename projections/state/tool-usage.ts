@@ -41,7 +41,13 @@ export class ToolUsage {
 
   /** A project's tool calls over the last `days` UTC days, newest day first. */
   async ofProject(projectId: string, days = 30): Promise<ToolUsageRow[]> {
-    const rows = await this.db.query<{ tool: string; credential_id: string; day: Date | string; calls: string | number; errors: string | number }>(
+    const rows = await this.db.query<{
+      tool: string;
+      credential_id: string;
+      day: Date | string;
+      calls: string | number;
+      errors: string | number;
+    }>(
       `SELECT tool, credential_id, day, calls, errors FROM tool_usage
        WHERE project_id = $1 AND day > (now() AT TIME ZONE 'UTC')::date - $2::int
        ORDER BY day DESC, tool, credential_id`,

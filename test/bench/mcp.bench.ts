@@ -59,7 +59,9 @@ export const mcpBench: Bench = {
         data: { slug: string }[];
       };
       const episodes = (await (
-        await fetch(`${svc.url}/v1/podcasts/episodes?podcast_id=${podcasts.data[0]!.slug}&limit=1`, { headers: auth })
+        await fetch(`${svc.url}/v1/podcasts/episodes?podcast_id=${podcasts.data[0]!.slug}&limit=1`, {
+          headers: auth,
+        })
       ).json()) as { data: { slug: string }[] };
       const episode = episodes.data[0]!.slug;
       const cases = [
@@ -116,7 +118,12 @@ export const mcpBench: Bench = {
           { bench: 'mcp', metric: `${c.label}: REST p50`, value: round(p50Rest), unit: 'ms' },
           { bench: 'mcp', metric: `${c.label}: REST p99`, value: round(percentile(restMs, 99)), unit: 'ms' },
           { bench: 'mcp', metric: `${c.label}: tool call p50`, value: round(p50Tool), unit: 'ms' },
-          { bench: 'mcp', metric: `${c.label}: tool call p99`, value: round(percentile(toolMs, 99)), unit: 'ms' },
+          {
+            bench: 'mcp',
+            metric: `${c.label}: tool call p99`,
+            value: round(percentile(toolMs, 99)),
+            unit: 'ms',
+          },
           {
             bench: 'mcp',
             metric: `${c.label}: added by the tool call at p50`,

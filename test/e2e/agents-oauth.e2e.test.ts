@@ -65,7 +65,12 @@ let stack: AgentStack;
 let fx: Awaited<ReturnType<typeof projectedCorpus>>;
 
 beforeAll(async () => {
-  fx = await projectedCorpus({ podcasts: 4, episodesPerPodcast: 4, seed: 18, asOf: startOfUtcDay(Date.now()) });
+  fx = await projectedCorpus({
+    podcasts: 4,
+    episodesPerPodcast: 4,
+    seed: 18,
+    asOf: startOfUtcDay(Date.now()),
+  });
   stack = await agentStack({ state: fx.state, analytics: fx.analytics, now: clock.now });
 }, 180_000);
 afterAll(async () => {
@@ -101,16 +106,29 @@ async function slugChain(client: Client) {
   const transcript = await call(client, 'earshot_get_transcript', { episode_id: episodeSlug, limit: 5 });
   expect((transcript.lines as unknown[]).length).toBeLessThanOrEqual(5);
   if (transcript.has_more) {
-    const next = await call(client, 'earshot_get_transcript', { episode_id: episodeSlug, limit: 5, cursor: transcript.cursor });
-    expect((next.lines as { number: number }[])[0]!.number).toBeGreaterThan((transcript.lines as { number: number }[]).at(-1)!.number);
+    const next = await call(client, 'earshot_get_transcript', {
+      episode_id: episodeSlug,
+      limit: 5,
+      cursor: transcript.cursor,
+    });
+    expect((next.lines as { number: number }[])[0]!.number).toBeGreaterThan(
+      (transcript.lines as { number: number }[]).at(-1)!.number,
+    );
   }
   const mentioned = await call(client, 'earshot_get_transcript_mentions', { episode_id: episodeSlug });
   const entities = mentioned.entities as { entity: { id: string; slug: string } }[];
   expect(entities.length).toBeGreaterThan(0);
   const entity = entities[0]!.entity;
-  const mentions = await call(client, 'earshot_list_mentions', { entity_id: entity.slug, since: '2000-01-01' });
+  const mentions = await call(client, 'earshot_list_mentions', {
+    entity_id: entity.slug,
+    since: '2000-01-01',
+  });
   expect(mentions.data!.length).toBeGreaterThan(0);
-  const timeseries = await call(client, 'earshot_mention_timeseries', { entity_id: entity.id, interval: 'month', since: '2020-01-01' });
+  const timeseries = await call(client, 'earshot_mention_timeseries', {
+    entity_id: entity.id,
+    interval: 'month',
+    since: '2020-01-01',
+  });
   expect((timeseries.entity as { id: string }).id).toBe(entity.id);
 }
 
@@ -139,11 +157,15 @@ describe('OAuth 2.1 with the SDK client', () => {
     expect(tokens.expires_in).toBe(900);
 
     // 3. Connected: tools/list in a stable order, then a chain of calls passing slugs.
-    const client = await connect(new StreamableHTTPClientTransport(new URL(stack.mcpUrl), { authProvider: provider }));
+    const client = await connect(
+      new StreamableHTTPClientTransport(new URL(stack.mcpUrl), { authProvider: provider }),
+    );
     const listed = await client.listTools();
     const names = listed.tools.map((t) => t.name);
     // (No search index in this test: the search tools, like their endpoints, are not served.)
-    expect(names).toEqual(expect.arrayContaining(['earshot_list_podcasts', 'earshot_get_transcript', 'earshot_list_mentions']));
+    expect(names).toEqual(
+      expect.arrayContaining(['earshot_list_podcasts', 'earshot_get_transcript', 'earshot_list_mentions']),
+    );
     expect(names.every((n) => n.startsWith('earshot_'))).toBe(true);
     expect(names).not.toContain('earshot_create_alert'); // alerts are opt-in
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(names);
@@ -165,16 +187,30 @@ describe('OAuth 2.1 with the SDK client', () => {
     const metadata = await discoverAuthorizationServerMetadata(stack.publicUrl);
     const clientInformation = provider.clientInformation()!;
     await expect(
-      refreshAuthorization(stack.publicUrl, { metadata, clientInformation, refreshToken: before.refresh_token!, resource: new URL(stack.mcpUrl) }),
+      refreshAuthorization(stack.publicUrl, {
+        metadata,
+        clientInformation,
+        refreshToken: before.refresh_token!,
+        resource: new URL(stack.mcpUrl),
+      }),
     ).rejects.toThrow(/already used/);
     await expect(
-      refreshAuthorization(stack.publicUrl, { metadata, clientInformation, refreshToken: after.refresh_token!, resource: new URL(stack.mcpUrl) }),
+      refreshAuthorization(stack.publicUrl, {
+        metadata,
+        clientInformation,
+        refreshToken: after.refresh_token!,
+        resource: new URL(stack.mcpUrl),
+      }),
     ).rejects.toThrow(/revoked/);
     // Its access token is refused once the tool server's 5-second view of grants has passed.
     clock.advance(6000);
     const refused = await fetch(stack.mcpUrl, {
       method: 'POST',
-      headers: { authorization: `Bearer ${after.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        authorization: `Bearer ${after.access_token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(refused.status).toBe(401);
@@ -184,7 +220,9 @@ describe('OAuth 2.1 with the SDK client', () => {
     const again = new TestProvider();
     again.saveClientInformation(clientInformation);
     expect(await auth(again, { serverUrl: stack.mcpUrl })).toBe('REDIRECT');
-    const code = (await consent(stack, person.browser, again.authorizationUrl!, person.project.id)).searchParams.get('code')!;
+    const code = (
+      await consent(stack, person.browser, again.authorizationUrl!, person.project.id)
+    ).searchParams.get('code')!;
     expect(await auth(again, { serverUrl: stack.mcpUrl, authorizationCode: code })).toBe('AUTHORIZED');
     const live = again.tokens()!;
     const revoked = await fetch(`${stack.publicUrl}/oauth/revoke`, {
@@ -194,7 +232,12 @@ describe('OAuth 2.1 with the SDK client', () => {
     });
     expect(revoked.status).toBe(200);
     await expect(
-      refreshAuthorization(stack.publicUrl, { metadata, clientInformation, refreshToken: live.refresh_token!, resource: new URL(stack.mcpUrl) }),
+      refreshAuthorization(stack.publicUrl, {
+        metadata,
+        clientInformation,
+        refreshToken: live.refresh_token!,
+        resource: new URL(stack.mcpUrl),
+      }),
     ).rejects.toThrow(/revoked/);
 
     // The dashboard lists both grants, revoked, with why.
@@ -209,7 +252,9 @@ describe('OAuth 2.1 with the SDK client', () => {
     const person = await personWithProject(stack, 'agent-revoker@example.com');
     const provider = new TestProvider();
     expect(await auth(provider, { serverUrl: stack.mcpUrl })).toBe('REDIRECT');
-    const code = (await consent(stack, person.browser, provider.authorizationUrl!, person.project.id)).searchParams.get('code')!;
+    const code = (
+      await consent(stack, person.browser, provider.authorizationUrl!, person.project.id)
+    ).searchParams.get('code')!;
     expect(await auth(provider, { serverUrl: stack.mcpUrl, authorizationCode: code })).toBe('AUTHORIZED');
     const page = await person.browser.get(`/projects/${person.project.id}/agents`);
     const grantId = /agents\/(grt_[a-z0-9]+)\/revoke/.exec(page.body)![1]!;
@@ -224,12 +269,16 @@ describe('the same tools with an API key', () => {
   it('Authorization: Bearer <API key> and X-API-Key both work; tool calls are counted per tool', async () => {
     const key = stack.api.keys.business!;
     const bearer = await connect(
-      new StreamableHTTPClientTransport(new URL(stack.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+      new StreamableHTTPClientTransport(new URL(stack.mcpUrl), {
+        requestInit: { headers: { authorization: `Bearer ${key}` } },
+      }),
     );
     await slugChain(bearer);
     await bearer.close();
     const header = await connect(
-      new StreamableHTTPClientTransport(new URL(`${stack.mcpUrl}?include=alerts`), { requestInit: { headers: { 'x-api-key': key } } }),
+      new StreamableHTTPClientTransport(new URL(`${stack.mcpUrl}?include=alerts`), {
+        requestInit: { headers: { 'x-api-key': key } },
+      }),
     );
     const names = (await header.listTools()).tools.map((t) => t.name);
     expect(names).toContain('earshot_create_alert');

@@ -54,7 +54,10 @@ const good = (challenge: string) => ({
 
 /** The error an authorization request is sent back with. */
 async function authorizeError(params: Record<string, string | undefined>) {
-  const res = await stack.api.app.inject({ method: 'GET', url: authorizeUrl(params).pathname + authorizeUrl(params).search });
+  const res = await stack.api.app.inject({
+    method: 'GET',
+    url: authorizeUrl(params).pathname + authorizeUrl(params).search,
+  });
   expect(res.statusCode).toBe(303);
   const back = new URL(res.headers.location as string);
   expect(back.origin + back.pathname).toBe(REDIRECT);
@@ -79,7 +82,13 @@ async function approvedCode(challenge: string) {
 async function tokens() {
   const { verifier, challenge } = pkce();
   const code = await approvedCode(challenge);
-  const res = await token({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT });
+  const res = await token({
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: verifier,
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+  });
   expect(res.status).toBe(200);
   return res.body as { access_token: string; refresh_token: string };
 }
@@ -87,7 +96,11 @@ async function tokens() {
 async function mcp(headers: Record<string, string>) {
   const res = await fetch(stack.mcpUrl, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
   });
   return { status: res.status, challenge: res.headers.get('www-authenticate'), body: await res.text() };
@@ -97,11 +110,19 @@ describe('authorization request', () => {
   it('refuses a request without PKCE, with the plain method, or with a wrong or missing resource', async () => {
     const { challenge } = pkce();
     expect(await authorizeError({ ...good(challenge), code_challenge: undefined })).toBe('invalid_request');
-    expect(await authorizeError({ ...good(challenge), code_challenge_method: 'plain' })).toBe('invalid_request');
-    expect(await authorizeError({ ...good(challenge), code_challenge_method: undefined })).toBe('invalid_request');
-    expect(await authorizeError({ ...good(challenge), resource: 'http://127.0.0.1:1/other' })).toBe('invalid_target');
+    expect(await authorizeError({ ...good(challenge), code_challenge_method: 'plain' })).toBe(
+      'invalid_request',
+    );
+    expect(await authorizeError({ ...good(challenge), code_challenge_method: undefined })).toBe(
+      'invalid_request',
+    );
+    expect(await authorizeError({ ...good(challenge), resource: 'http://127.0.0.1:1/other' })).toBe(
+      'invalid_target',
+    );
     expect(await authorizeError({ ...good(challenge), resource: undefined })).toBe('invalid_target');
-    expect(await authorizeError({ ...good(challenge), response_type: 'token' })).toBe('unsupported_response_type');
+    expect(await authorizeError({ ...good(challenge), response_type: 'token' })).toBe(
+      'unsupported_response_type',
+    );
   });
 
   it('tells the person, and redirects nowhere, when the client or redirect URI is not right', async () => {
@@ -121,18 +142,43 @@ describe('authorization request', () => {
 
   it('a person who declines sends the client access_denied', async () => {
     const { challenge } = pkce();
-    const back = await consent(stack, person.browser, authorizeUrl(good(challenge)), person.project.id, 'deny');
+    const back = await consent(
+      stack,
+      person.browser,
+      authorizeUrl(good(challenge)),
+      person.project.id,
+      'deny',
+    );
     expect(back.searchParams.get('error')).toBe('access_denied');
     expect(back.searchParams.get('code')).toBeNull();
   });
 
   it('the consent form needs its CSRF token and a project of the person', async () => {
     const { challenge } = pkce();
-    const start = await stack.api.app.inject({ method: 'GET', url: authorizeUrl(good(challenge)).pathname + authorizeUrl(good(challenge)).search });
+    const start = await stack.api.app.inject({
+      method: 'GET',
+      url: authorizeUrl(good(challenge)).pathname + authorizeUrl(good(challenge)).search,
+    });
     const request = new URL(start.headers.location as string).searchParams.get('request')!;
     await person.browser.get(`/oauth/consent?request=${encodeURIComponent(request)}`);
-    expect((await person.browser.post('/oauth/consent', { request, project: person.project.id, decision: 'approve' }, { csrf: null })).status).toBe(403);
-    expect((await person.browser.post('/oauth/consent', { request, project: stack.api.projects.business!, decision: 'approve' })).status).toBe(404);
+    expect(
+      (
+        await person.browser.post(
+          '/oauth/consent',
+          { request, project: person.project.id, decision: 'approve' },
+          { csrf: null },
+        )
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await person.browser.post('/oauth/consent', {
+          request,
+          project: stack.api.projects.business!,
+          decision: 'approve',
+        })
+      ).status,
+    ).toBe(404);
   });
 });
 
@@ -140,29 +186,58 @@ describe('token endpoint', () => {
   it('refuses a wrong verifier, and the code is spent (and its grant revoked) afterwards', async () => {
     const { verifier, challenge } = pkce();
     const code = await approvedCode(challenge);
-    const wrong = await token({ grant_type: 'authorization_code', code, code_verifier: pkce().verifier, client_id: clientId, redirect_uri: REDIRECT });
+    const wrong = await token({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: pkce().verifier,
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+    });
     expect(wrong).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-    const right = await token({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT });
+    const right = await token({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+    });
     expect(right).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 
   it('refuses a wrong resource at the exchange', async () => {
     const { verifier, challenge } = pkce();
     const code = await approvedCode(challenge);
-    const res = await token({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT, resource: 'http://127.0.0.1:1/mcp' });
+    const res = await token({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      resource: 'http://127.0.0.1:1/mcp',
+    });
     expect(res).toMatchObject({ status: 400, body: { error: 'invalid_target' } });
   });
 
   it('a reused code is refused and revokes what the first use issued', async () => {
     const { verifier, challenge } = pkce();
     const code = await approvedCode(challenge);
-    const fields = { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT };
+    const fields = {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+    };
     const first = await token(fields);
     expect(first.status).toBe(200);
     const again = await token(fields);
     expect(again).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     expect(again.body.error_description).toMatch(/already used/);
-    const refresh = await token({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token!, client_id: clientId });
+    const refresh = await token({
+      grant_type: 'refresh_token',
+      refresh_token: first.body.refresh_token!,
+      client_id: clientId,
+    });
     expect(refresh).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 
@@ -170,7 +245,13 @@ describe('token endpoint', () => {
     const { verifier, challenge } = pkce();
     const code = await approvedCode(challenge);
     clock.advance(61_000);
-    const res = await token({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT });
+    const res = await token({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+    });
     expect(res).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     expect(res.body.error_description).toMatch(/expired/);
   });
@@ -199,9 +280,17 @@ describe('token endpoint', () => {
       });
       return { status: res.status, body: (await res.json()) as { error?: string } };
     };
-    expect(await register({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_basic' })).toMatchObject({ status: 400, body: { error: 'invalid_client_metadata' } });
-    expect(await register({ redirect_uris: [REDIRECT], grant_types: ['client_credentials'] })).toMatchObject({ status: 400, body: { error: 'invalid_client_metadata' } });
-    expect(await register({ redirect_uris: ['http://example.com/cb'] })).toMatchObject({ status: 400, body: { error: 'invalid_redirect_uri' } });
+    expect(
+      await register({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_basic' }),
+    ).toMatchObject({ status: 400, body: { error: 'invalid_client_metadata' } });
+    expect(await register({ redirect_uris: [REDIRECT], grant_types: ['client_credentials'] })).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_client_metadata' },
+    });
+    expect(await register({ redirect_uris: ['http://example.com/cb'] })).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_redirect_uri' },
+    });
     expect(await register({})).toMatchObject({ status: 400, body: { error: 'invalid_redirect_uri' } });
   });
 });
@@ -215,7 +304,9 @@ describe('access tokens', () => {
     expect(res.status).toBe(401);
     expect(res.body).toMatch(/expired/);
     expect(res.challenge).toMatch(/^Bearer realm="mcp", error="invalid_token"/);
-    expect(res.challenge).toContain(`resource_metadata="${stack.mcpUrl.replace('/mcp', '')}/.well-known/oauth-protected-resource/mcp"`);
+    expect(res.challenge).toContain(
+      `resource_metadata="${stack.mcpUrl.replace('/mcp', '')}/.well-known/oauth-protected-resource/mcp"`,
+    );
   });
 
   it('refuses a token issued for another audience', async () => {
@@ -232,26 +323,44 @@ describe('access tokens', () => {
   it('refuses OAuth tokens on the REST API', async () => {
     const { access_token } = await tokens();
     for (const headers of [{ authorization: `Bearer ${access_token}` }, { 'x-api-key': access_token }]) {
-      const res = await stack.api.app.inject({ method: 'GET', url: `/v1/projects/${stack.api.projects.business}/alerts`, headers });
+      const res = await stack.api.app.inject({
+        method: 'GET',
+        url: `/v1/projects/${stack.api.projects.business}/alerts`,
+        headers,
+      });
       expect(res.statusCode).toBe(401);
       expect(res.json()).toMatchObject({ error_code: 'invalid_token' });
     }
   });
 
   it('answers a missing or unknown credential with 401 and where to authorize', async () => {
-    const attempts: Record<string, string>[] = [{}, { authorization: 'Bearer esk_not_a_key_at_all_000000000000' }, { authorization: 'Basic abc' }];
+    const attempts: Record<string, string>[] = [
+      {},
+      { authorization: 'Bearer esk_not_a_key_at_all_000000000000' },
+      { authorization: 'Basic abc' },
+    ];
     for (const headers of attempts) {
       const res = await mcp(headers);
       expect(res.status).toBe(401);
       expect(res.challenge).toMatch(/resource_metadata="/);
       expect(JSON.parse(res.body).detail.length).toBeGreaterThan(10);
     }
-    const prm = (await (await fetch(`${stack.mcpUrl.replace('/mcp', '')}/.well-known/oauth-protected-resource/mcp`)).json()) as Record<string, unknown>;
+    const prm = (await (
+      await fetch(`${stack.mcpUrl.replace('/mcp', '')}/.well-known/oauth-protected-resource/mcp`)
+    ).json()) as Record<string, unknown>;
     expect(prm).toMatchObject({ resource: stack.mcpUrl, authorization_servers: [stack.publicUrl] });
-    const onApi = (await (await fetch(`${stack.publicUrl}/.well-known/oauth-protected-resource`)).json()) as Record<string, unknown>;
+    const onApi = (await (
+      await fetch(`${stack.publicUrl}/.well-known/oauth-protected-resource`)
+    ).json()) as Record<string, unknown>;
     expect(onApi).toEqual(prm);
-    const as = (await (await fetch(`${stack.publicUrl}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
-    expect(as).toMatchObject({ issuer: stack.publicUrl, code_challenge_methods_supported: ['S256'], agent_auth: { resource: stack.mcpUrl } });
+    const as = (await (
+      await fetch(`${stack.publicUrl}/.well-known/oauth-authorization-server`)
+    ).json()) as Record<string, unknown>;
+    expect(as).toMatchObject({
+      issuer: stack.publicUrl,
+      code_challenge_methods_supported: ['S256'],
+      agent_auth: { resource: stack.mcpUrl },
+    });
     const jwks = (await (await fetch(as.jwks_uri as string)).json()) as { keys: { kid: string }[] };
     expect(jwks.keys.length).toBeGreaterThan(0);
     for (const host of [stack.publicUrl, stack.mcpUrl.replace('/mcp', '')]) {

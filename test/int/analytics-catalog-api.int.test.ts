@@ -635,7 +635,9 @@ describe('catalog, advertising, ranking, bias, episode and transcript reads', ()
     const paged: number[] = [];
     let lineCursor: string | undefined;
     do {
-      const page = await get(`/v1/podcasts/episodes/${episode.id}/transcript?${qs({ limit: 3, cursor: lineCursor })}`);
+      const page = await get(
+        `/v1/podcasts/episodes/${episode.id}/transcript?${qs({ limit: 3, cursor: lineCursor })}`,
+      );
       expect(page.status).toBe(200);
       expect(page.body.lines.length).toBeLessThanOrEqual(3);
       paged.push(...page.body.lines.map((l: { number: number }) => l.number));

@@ -44,7 +44,8 @@ export function agentPages(app: FastifyInstance, ctx: DashboardContext): void {
     const orgs = await ctx.memberships.organizationsOf(user.id);
     const options: { value: string; label: string }[] = [];
     for (const org of orgs)
-      for (const p of await ctx.accounts.projectsOf(org.id)) options.push({ value: p.id, label: `${org.name} / ${p.name}` });
+      for (const p of await ctx.accounts.projectsOf(org.id))
+        options.push({ value: p.id, label: `${org.name} / ${p.name}` });
     const view = ctx.view(request);
     const redirect = new URL(authz.redirect_uri);
     reply.header('content-security-policy', formAction(authz.redirect_uri));
@@ -96,7 +97,10 @@ ${select({ name: 'project', label: 'Project', options })}
   app.get<{ Params: { projectId: string } }>('/projects/:projectId/agents', HIDE, async (request, reply) => {
     const { project } = await ctx.memberProject(request, request.params.projectId);
     const view = ctx.view(request);
-    const [grants, usage] = await Promise.all([auth.grants.ofProject(project.id), ctx.toolUsage.ofProject(project.id)]);
+    const [grants, usage] = await Promise.all([
+      auth.grants.ofProject(project.id),
+      ctx.toolUsage.ofProject(project.id),
+    ]);
     const perTool = new Map<string, { calls: number; errors: number }>();
     for (const u of usage) {
       const t = perTool.get(u.tool) ?? { calls: 0, errors: 0 };
@@ -154,7 +158,10 @@ ${table({
   ]),
   empty: 'No tool calls yet.',
 })}
-<p>${plural(usage.reduce((a, u) => a + u.calls, 0), 'call')} in all.</p>`,
+<p>${plural(
+          usage.reduce((a, u) => a + u.calls, 0),
+          'call',
+        )} in all.</p>`,
       }),
     );
   });
@@ -164,7 +171,8 @@ ${table({
     HIDE,
     async (request) => {
       const access = await ctx.memberProject(request, request.params.projectId);
-      const grant = request.params.grantId.length <= 200 ? await auth.grants.grant(request.params.grantId) : undefined;
+      const grant =
+        request.params.grantId.length <= 200 ? await auth.grants.grant(request.params.grantId) : undefined;
       if (!grant || grant.project_id !== access.project.id) throw notFound();
       await auth.grants.revokeGrant(grant.id, 'revoked in the dashboard');
       request.log.info({ user: request.visit.user!.id, grant: grant.id }, 'agent grant revoked');
