@@ -43,7 +43,13 @@ import { clientErrorHandler, frameworkErrors, problemsPlugin } from './plugins/p
 import { rateLimitsPlugin } from './plugins/rate-limits.ts';
 import { textGuardPlugin } from './plugins/text-guard.ts';
 import { UsageCounter, usagePlugin } from './plugins/usage.ts';
+import { requirePremiumEndpoint } from './premium.ts';
 import { ProblemError } from './problem.ts';
+import { advertisingReads } from './reads/advertising-reads.ts';
+import { guestReads } from './reads/guest-reads.ts';
+import { ratingReads } from './reads/rating-reads.ts';
+import type { ReadOperation } from './reads/read-operation.ts';
+import { topicReads } from './reads/topic-reads.ts';
 import { RequestLogController } from './request-log.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { advertisingRoutes } from './routes/advertising.ts';
@@ -54,6 +60,7 @@ import { archiveRoutes } from './routes/archive.ts';
 import { biasRoutes } from './routes/bias.ts';
 import { chatRoutes } from './routes/chat.ts';
 import { companyPeopleRoutes } from './routes/companies-people.ts';
+import { embedRoutes } from './routes/embeds.ts';
 import { entityRoutes } from './routes/entities.ts';
 import { episodeStreamRoutes } from './routes/episode-stream.ts';
 import { episodeRoutes } from './routes/episodes.ts';
@@ -64,6 +71,7 @@ import { notificationEmailRoutes } from './routes/notification-emails.ts';
 import { podcastRoutes } from './routes/podcasts.ts';
 import { publisherRoutes } from './routes/publishers.ts';
 import { rankingRoutes } from './routes/rankings.ts';
+import { readOperationRoutes } from './routes/read-operations.ts';
 import { searchPodcasts, searchRoutes } from './routes/search.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { ProblemSchema } from './schemas.ts';
@@ -365,6 +373,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       episodeRoutes,
     ])
       await app.register(routes, options);
+    // Reads declared as operations (a query-service call with its input and output schemas),
+    // served here and declarable as agent tools from the same declaration.
+    await app.register(embedRoutes, {
+      reads: options.reads,
+      catalog: services.catalog,
+      publicUrl: settings.publicUrl,
+    });
+    const readServices = { reads: options.reads, catalog: services.catalog, cursors: app.cursors };
+    await app.register(readOperationRoutes, {
+      operations: readOperations(readServices),
+      requirePremium: (request) => requirePremiumEndpoint(request, settings.dashboardUrl),
+    });
   }
   await registerDashboard(app as unknown as FastifyInstance, {
     services: {
@@ -391,6 +411,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     limits: settings.attemptLimits,
   });
   return app as unknown as FastifyInstance;
+}
+
+/** Every read declared as an operation (REST routes here; agent tools from the same list). */
+export function readOperations(services: Parameters<typeof advertisingReads>[0]): ReadOperation[] {
+  return [
+    ...topicReads(services),
+    ...guestReads(services),
+    ...ratingReads(services),
+    ...advertisingReads(services),
+  ];
 }
 
 /** `{mcp_url}` when not configured: port 8081 of the API's host, path `/mcp`. */

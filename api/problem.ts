@@ -52,6 +52,7 @@ export const ERROR_CODES = {
   plan_does_not_support_alerts: { status: 403, title: 'Plan does not include alerts' },
   add_on_required: { status: 403, title: 'Alerts add-on required' },
   not_found: { status: 404, title: 'Not found' },
+  route_not_found: { status: 404, title: 'No such route' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   request_timeout: { status: 408, title: 'Request timeout' },
   conflict: { status: 409, title: 'Conflict' },

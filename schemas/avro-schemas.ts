@@ -16,6 +16,7 @@ export const SCHEMA_NAMES = [
   'AdReads',
   'ChartSnapshotRow',
   'BiasEvaluation',
+  'RatingSnapshot',
   'MentionsDetected',
   'SpeakersIdentified',
   'AlertMatched',

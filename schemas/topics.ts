@@ -55,6 +55,7 @@ export const TOPICS = {
     ms: 400 * DAY_MS,
   }),
   bias: topic('podcasts.bias-evaluations', 'podcast id', 'BiasEvaluation', 3, FOREVER),
+  ratings: topic('podcasts.ratings', 'podcast id', 'RatingSnapshot', 3, FOREVER),
   mentions: topic('mentions.detected', 'episode id', 'MentionsDetected', 6, { policy: 'compact' }, 8 * MB),
   speakers: topic('speakers.identified', 'episode id', 'SpeakersIdentified', 6, { policy: 'compact' }),
   alertMatches: topic('alerts.matched', 'alert id', 'AlertMatched', 6, FOREVER),

@@ -93,8 +93,13 @@ export const ERROR_CODE_GUIDES: Record<ErrorCode, ErrorCodeGuide> = {
     action: 'Add an alerts pack to the project, or delete an alert you no longer need.',
   },
   not_found: {
-    meaning: 'No resource has this id or slug, or no route has this path.',
-    action: 'Check the id, slug or path; list the collection to find what exists.',
+    meaning: 'No resource has this id or slug (the route exists; what it names does not).',
+    action: 'Check the id or slug; list the collection to find what exists.',
+  },
+  route_not_found: {
+    meaning:
+      'No route has this path: it is not an operation of this API (a word of another route in the place of an id, such as `/v1/podcasts/advertising/rankings`, counts as a path, not as a slug).',
+    action: 'Check the path against `/openapi.json` or `/llms.txt`.',
   },
   method_not_allowed: {
     meaning: 'The path exists but not with this method.',

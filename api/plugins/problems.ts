@@ -167,6 +167,56 @@ interface RouteShape {
   specificity: number;
 }
 
+/**
+ * The path words of the `/v1` routes: for each route prefix (static segments as written, parameters as
+ * `:`), the static segments that follow it somewhere. `/v1/podcasts/advertising/rankings` matches
+ * `/v1/podcasts/:id/rankings`, but `advertising` is a word of `/v1/podcasts/advertising/…` in that
+ * place: the path names no route rather than a podcast slugged "advertising".
+ */
+class PathWords {
+  private readonly words = new Map<string, Set<string>>();
+
+  add(url: string): void {
+    const segs = url.split('/');
+    for (let i = 1; i < segs.length; i++) {
+      const seg = segs[i]!;
+      if (seg === '' || seg.startsWith(':') || seg === '*') continue;
+      const key = PathWords.prefix(segs, i);
+      const set = this.words.get(key) ?? new Set<string>();
+      set.add(seg);
+      this.words.set(key, set);
+    }
+  }
+
+  /** Whether a parameter of `url` takes, in `path`, a word another route has in that place. */
+  shadowed(url: string, path: string): boolean {
+    if (!url.startsWith('/v1/')) return false;
+    const segs = url.split('/');
+    const values = path.split('/');
+    for (let i = 1; i < segs.length && i < values.length; i++) {
+      if (!segs[i]!.startsWith(':')) continue;
+      const value = decodeSegment(values[i]!);
+      if (this.words.get(PathWords.prefix(segs, i))?.has(value)) return true;
+    }
+    return false;
+  }
+
+  private static prefix(segs: string[], end: number): string {
+    return segs
+      .slice(0, end)
+      .map((s) => (s.startsWith(':') ? ':' : s))
+      .join('/');
+  }
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
     /** Every route registered, for 405 answers and for checking the OpenAPI document. */
@@ -189,14 +239,17 @@ function patternOf(url: string): RegExp {
  * method, including ones the router has no routes for, such as QUERY, and ones Node cannot
  * parse), else 404.
  */
-function noRouteProblem(routes: RouteShape[], method: string, path: string): ProblemError {
+function noRouteProblem(routes: RouteShape[], method: string, path: string, words?: PathWords): ProblemError {
   // `/v1/alerts/disable` is its own resource, not `/v1/alerts/{id}` (as in OpenAPI, a concrete
   // path wins over a templated one): Allow lists the methods of the most specific routes.
-  const matching = routes.filter((r) => r.pattern.test(path));
+  const matching = routes.filter((r) => r.pattern.test(path) && !words?.shadowed(r.url, path));
   const best = Math.max(...matching.map((r) => r.specificity));
   const allowed = new Set<string>();
   for (const r of matching) if (r.specificity === best) for (const m of r.methods) allowed.add(m);
-  if (allowed.size === 0) return problem('not_found', `No route ${method} ${path}.`);
+  if (allowed.size === 0)
+    return problem('route_not_found', `No route ${method} ${path}.`, {
+      errors: [{ location: 'path', message: 'no operation of this API has this path', value: path }],
+    });
   const allow = [...allowed].sort().join(', ');
   return problem('method_not_allowed', `${method} is not supported here; use ${allow}.`, {
     headers: { allow },
@@ -296,9 +349,11 @@ export function clientErrorHandler(docsUrl: string) {
  */
 export const problemsPlugin = fp<{ docsUrl: string }>(async (app: FastifyInstance, { docsUrl }) => {
   const routes: RouteShape[] = [];
+  const words = new PathWords();
   app.decorate('knownRoutes', routes);
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
+    words.add(route.url);
     routes.push({
       methods: methods.map((m) => m.toUpperCase()),
       url: route.url,
@@ -321,7 +376,7 @@ export const problemsPlugin = fp<{ docsUrl: string }>(async (app: FastifyInstanc
     // before its 404 handler, and refuses one without a content type; answer 405/404 instead.
     const noRoute = request.is404 && /^FST_ERR_(ROUTE|CTP)_/.test(error.code ?? '');
     const err = noRoute
-      ? noRouteProblem(routes, request.method, pathOf(request.url))
+      ? noRouteProblem(routes, request.method, pathOf(request.url), words)
       : fromFastifyError(error, request);
     // Store errors carry a statement's shape, never its parameters (projections/store-errors.ts).
     if (err.status === 500) request.log.error({ err: error }, 'request failed');
@@ -338,6 +393,20 @@ export const problemsPlugin = fp<{ docsUrl: string }>(async (app: FastifyInstanc
   });
 
   app.setNotFoundHandler((request, reply) =>
-    send(reply, request, noRouteProblem(routes, request.method, pathOf(request.url))),
+    send(reply, request, noRouteProblem(routes, request.method, pathOf(request.url), words)),
   );
+
+  // A route matched only because a parameter took another route's path word
+  // (`/v1/podcasts/episodes/nope` is no episode slug "nope" under `/v1/podcasts/episodes/:id` only
+  // when no such word exists; `/v1/podcasts/advertising/rankings` is no podcast "advertising"):
+  // answered as no route, before authentication, like every path no route has.
+  app.addHook('onRequest', async (request, reply) => {
+    const url = request.routeOptions.url;
+    if (!url?.includes(':')) return;
+    const path = pathOf(request.url);
+    if (!words.shadowed(url, path)) return;
+    const err = noRouteProblem(routes, request.method, path, words);
+    request.log.info({ error_code: err.code, status: err.status }, 'request refused');
+    return send(reply, request, err);
+  });
 });

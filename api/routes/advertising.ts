@@ -1,14 +1,13 @@
-import { createHash } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import type { AdCounts, AdvertisingQueries } from '../../projections/analytics/advertising-queries.ts';
 import { NO_MATCH, type ScopeId } from '../../projections/analytics/analytics-store.ts';
-import type { EntityRow } from '../../projections/catalog/catalog-reader.ts';
 import { slug } from '../../schemas/text-folding.ts';
 import { ListEnvelope, Position, pageQuery } from '../pagination.ts';
 import { requirePremiumEndpoint } from '../premium.ts';
 import { StringEnum, Timestamp, withProblems } from '../schemas.ts';
 import { type AnalyticsRouteOptions, notFound, WindowQuery } from '../views/analytics.ts';
+import { SponsorSchema, sponsorCompany, sponsorId } from '../views/sponsors.ts';
 import { bucketsOf, DAY_MS, iso, resolveWindow } from '../windows.ts';
 
 /**
@@ -28,32 +27,12 @@ const NETWORK_BUYER_MIN_PODCASTS = 3;
 /** … and on at least this share of its catalog. */
 const NETWORK_BUYER_MIN_SHARE = 0.25;
 
-const CompanySchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  description: Type.Union([Type.String(), Type.Null()]),
-  domain: Type.Union([Type.String(), Type.Null()]),
-  image_mode: Type.String({ description: 'AUTOMATIC: the image comes from the catalog' }),
-  image_url: Type.Union([Type.String(), Type.Null()]),
-  slug: Type.String(),
-  ticker: Type.Union([Type.String(), Type.Null()]),
-});
-
 const TrendRow = Type.Object({
   ad_count_delta: Type.Integer(),
   previous_ad_count: Type.Integer(),
   recent_ad_count: Type.Integer(),
   last_ad_at: Timestamp,
-  sponsor: Type.Object({
-    id: Type.String({ description: 'the company ID when the sponsor is a known company' }),
-    name: Type.String(),
-    ad_count: Type.Integer({ description: 'all-time ads' }),
-    episode_reach: Type.Integer(),
-    podcast_reach: Type.Integer(),
-    first_seen_at: Timestamp,
-    last_seen_at: Timestamp,
-    company: Type.Union([CompanySchema, Type.Null()]),
-  }),
+  sponsor: SponsorSchema,
 });
 
 const TrendsQuery = Type.Object({
@@ -140,24 +119,6 @@ const AdTimeseriesResponse = Type.Object({
   }),
   buckets: Type.Array(AdBucket),
 });
-
-function companyView(e: EntityRow): Static<typeof CompanySchema> {
-  return {
-    id: e.id,
-    name: e.name,
-    description: e.description,
-    domain: e.company_domain,
-    image_mode: 'AUTOMATIC',
-    image_url: e.image_url,
-    slug: e.slug,
-    ticker: e.company_ticker,
-  };
-}
-
-/** Sponsors that are not catalog companies get a stable id from their name. */
-function sponsorId(key: string, companyId: string): string {
-  return companyId || `sp_${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
-}
 
 const adCounts = (c: AdCounts | undefined) => ({
   ad_count: c?.ads ?? 0,
@@ -247,7 +208,7 @@ export const advertisingRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions>
           podcast_reach: s?.podcast_reach ?? 0,
           first_seen_at: iso(s?.first_seen_ms ?? r.last_ad_ms),
           last_seen_at: iso(s?.last_seen_ms ?? r.last_ad_ms),
-          company: company ? companyView(company) : null,
+          company: company ? sponsorCompany(company) : null,
         },
       };
     });

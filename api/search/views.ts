@@ -189,7 +189,8 @@ export const EntitySearchItemSchema = Type.Object({
   mentions: Type.Object({
     podcast_episodes: Type.Integer({ description: 'episodes mentioning the entity' }),
     news_articles: Type.Integer({
-      description: 'news articles mentioning the entity (no news source yet: 0)',
+      description:
+        'news articles mentioning the entity. Always 0 for now: this service reads no news source yet; the field is kept so that clients written against it keep working, and will count articles once a news source exists.',
     }),
   }),
 });

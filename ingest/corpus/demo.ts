@@ -28,6 +28,7 @@ const CORPUS_TOPICS = [
   TOPICS.adReads,
   TOPICS.charts,
   TOPICS.bias,
+  TOPICS.ratings,
 ].map((t) => t.name);
 
 /** True when none of the topics a corpus feeds holds a record. */

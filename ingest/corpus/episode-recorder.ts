@@ -104,7 +104,7 @@ export class EpisodeRecorder {
     type: Segments['segments'][number]['type'],
     title: string,
     body: () => void,
-    extra: { readType?: 'host_read' | 'pre_recorded' } = {},
+    extra: { readType?: 'host_read' | 'pre_recorded'; topics?: string[] } = {},
   ): Segments['segments'][number] | null {
     const firstLine = this.lines.length + 1;
     body();
@@ -129,6 +129,9 @@ export class EpisodeRecorder {
       summary: type === 'TOPIC_DISCUSSION' || type === 'INTERVIEW' ? this.lines[firstLine - 1]!.text : null,
       audio_url: `${this.audioUrl}#t=${start},${end}`,
       read_type: extra.readType ?? null,
+      // the subject's topic (a discussion of a second topic names it)
+      topics:
+        extra.topics ?? (type === 'TOPIC_DISCUSSION' || type === 'INTERVIEW' ? [this.subject.topic.id] : []),
     };
     this.segments.push(seg);
     return seg;

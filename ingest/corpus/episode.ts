@@ -347,13 +347,18 @@ class EpisodeGenerator {
     } else {
       const second = pack.topics.find((t) => t.id === show.topics[1]) ?? this.subject.topic;
       const concept = rng.pick(second.concepts);
-      this.rec.segment('TOPIC_DISCUSSION', capitalize(concept.headline), () => {
-        const saved = this.subject.topic;
-        this.subject.topic = second;
-        const script = this.script.discussion(rest, everyone, false, panel.length > 0);
-        this.subject.topic = saved;
-        for (const s of script) this.rec.say(s.who, s.piece);
-      });
+      this.rec.segment(
+        'TOPIC_DISCUSSION',
+        capitalize(concept.headline),
+        () => {
+          const saved = this.subject.topic;
+          this.subject.topic = second;
+          const script = this.script.discussion(rest, everyone, false, panel.length > 0);
+          this.subject.topic = saved;
+          for (const s of script) this.rec.say(s.who, s.piece);
+        },
+        { topics: [second.id] },
+      );
     }
 
     if (caller) {

@@ -5,6 +5,7 @@ import { biasEvaluations, chartDays } from './charts.ts';
 import { generateEpisode, type ReleaseSchedule } from './episode.ts';
 import type { TurnLengths } from './episode-script.ts';
 import { NdjsonWriter } from './ndjson-writer.ts';
+import { ratingSnapshots } from './ratings.ts';
 import { Rng } from './rng.ts';
 import { addKnownVariants, addSpeechNoise } from './speech-noise.ts';
 import { PACKS } from './vocabulary/index.ts';
@@ -27,6 +28,7 @@ export const RECORD_FILES = {
   transcript: 'transcripts.ndjson',
   chart_row: 'chart_rows.ndjson',
   bias_evaluation: 'bias_evaluations.ndjson',
+  rating_snapshot: 'rating_snapshots.ndjson',
 } as const;
 export type RecordFileType = keyof typeof RECORD_FILES;
 
@@ -274,6 +276,7 @@ export async function generateCorpus(options: GenerateOptions): Promise<Manifest
     await flushAll();
   }
   for (const b of biasEvaluations(catalog, root.fork('bias'), asOf)) emit('bias_evaluation', b);
+  for (const r of ratingSnapshots(catalog, root.fork('ratings'), asOf)) emit('rating_snapshot', r);
 
   await Promise.all([...Object.values(writers), ...Object.values(truth)].map((w) => w.close()));
   options.onProgress?.({ episodes: done, totalEpisodes, lines, elapsedMs: Date.now() - started });

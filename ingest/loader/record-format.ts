@@ -64,6 +64,12 @@ export const RECORD_TYPES = {
     key: byField('podcast_id'),
     podcastRef: 'podcast_id',
   },
+  rating_snapshot: {
+    topic: TOPICS.ratings,
+    id: byField('id'),
+    key: byField('podcast_id'),
+    podcastRef: 'podcast_id',
+  },
 } as const satisfies Record<string, RecordTypeSpec>;
 
 export type IngestRecordType = keyof typeof RECORD_TYPES;
@@ -81,4 +87,5 @@ export const LOAD_ORDER: Record<string, number> = {
   'transcripts.ndjson': 7,
   'chart_rows.ndjson': 8,
   'bias_evaluations.ndjson': 9,
+  'rating_snapshots.ndjson': 10,
 };

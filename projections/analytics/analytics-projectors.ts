@@ -10,6 +10,7 @@ import type {
   MentionsDetected,
   Podcast,
   Publisher,
+  RatingSnapshot,
   Segments,
   SpeakersIdentified,
   Transcript,
@@ -26,7 +27,16 @@ import {
   speakersSet,
   transcriptSet,
 } from './episode-sets.ts';
-import { biasRow, chartRow, entityRow, episodeRow, podcastRow, publisherRow, type Row } from './rows.ts';
+import {
+  biasRow,
+  chartRow,
+  entityRow,
+  episodeRow,
+  podcastRow,
+  publisherRow,
+  type Row,
+  ratingRow,
+} from './rows.ts';
 import { SET_TABLES, type SetKind, SORTING_KEYS, TABLES, type TableName } from './tables.ts';
 
 /**
@@ -251,6 +261,7 @@ const HANDLERS: Record<string, Handler> = {
   [TOPICS.adReads.name]: (r) => set(adReadsSet(r.value as AdReads, r.timestamp)),
   [TOPICS.charts.name]: (r) => row('chart_rows', chartRow(r.value as ChartSnapshotRow, r.timestamp)),
   [TOPICS.bias.name]: (r) => row('bias_evaluations', biasRow(r.value as BiasEvaluation, r.timestamp)),
+  [TOPICS.ratings.name]: (r) => row('rating_snapshots', ratingRow(r.value as RatingSnapshot, r.timestamp)),
 };
 
 export interface AnalyticsProjectorOptions {
@@ -311,6 +322,6 @@ export function analyticsProjectors(
     ...Array.from({ length: HEAVY_PROJECTOR_MEMBERS }, () => mentions),
     ...Array.from({ length: HEAVY_PROJECTOR_MEMBERS }, () => transcripts),
     projector('analytics-episode-parts', [TOPICS.segments, TOPICS.clips, TOPICS.adReads], store, options),
-    projector('analytics-charts', [TOPICS.charts, TOPICS.bias], store, options),
+    projector('analytics-charts', [TOPICS.charts, TOPICS.bias, TOPICS.ratings], store, options),
   ];
 }

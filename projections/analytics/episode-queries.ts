@@ -183,6 +183,17 @@ export class EpisodeQueries {
     }));
   }
 
+  /** One clip by its id, with its episode (the public clip embed). */
+  async clip(clipId: string): Promise<(ClipRow & { episode_id: string }) | undefined> {
+    const [row] = await this.store.query<ClipRow & { episode_id: string }>(
+      `SELECT episode_id, id, type, title, description, intro_statement, engagement_score, start_seconds, end_seconds,
+         audio_url, segment_id, speaker
+       FROM clips FINAL WHERE id = {id:String} LIMIT 1`,
+      { id: clipId },
+    );
+    return row;
+  }
+
   /** Clips of one episode, best (highest engagement) first. */
   async clips(episodeId: string): Promise<ClipRow[]> {
     return this.store.query<ClipRow>(

@@ -112,6 +112,9 @@ export function segmentsSet(s: Segments, version: number): EpisodeSet {
         v,
         0,
       ]),
+      segment_topics: s.segments.flatMap((g) =>
+        (g.topics ?? []).map((topic) => [topic, s.episode_id, g.id, g.first_line, g.last_line, v, 0]),
+      ),
     }),
   };
 }

@@ -81,7 +81,7 @@ export class MentionSources {
   }
 
   /** Conditions on `episode_speakers` rows that select the guests the criteria describe. */
-  private async guestConditions(g: GuestCriteria, params: QueryParams): Promise<string[]> {
+  async guestConditions(g: GuestCriteria, params: QueryParams): Promise<string[]> {
     const speaker: string[] = [];
     const person: string[] = [];
     const field = (name: string, term: string) => {

@@ -5,6 +5,7 @@ import type {
   EpisodePublished,
   Podcast,
   Publisher,
+  RatingSnapshot,
 } from '../../schemas/generated/index.ts';
 import { primaryLanguage } from '../../schemas/language-tags.ts';
 
@@ -148,6 +149,19 @@ export function chartRow(c: ChartSnapshotRow, version: number): Row {
     c.reach_pct,
     JSON.stringify(c.show),
     c.podcast_id ?? '',
+    version,
+  ];
+}
+
+export function ratingRow(r: RatingSnapshot, version: number): Row {
+  return [
+    r.podcast_id,
+    r.platform,
+    r.country.toUpperCase(),
+    r.captured_at,
+    r.id,
+    r.average,
+    r.count,
     version,
   ];
 }

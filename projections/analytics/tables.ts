@@ -16,12 +16,14 @@ export const TABLE_NAMES = [
   'transcript_words',
   'episode_speakers',
   'segments',
+  'segment_topics',
   'clips',
   'mention_lines',
   'entity_episodes',
   'ad_reads',
   'chart_rows',
   'bias_evaluations',
+  'rating_snapshots',
 ] as const;
 export type TableName = (typeof TABLE_NAMES)[number];
 
@@ -92,7 +94,7 @@ export const SET_TABLES = {
   mentions: ['mention_lines', 'entity_episodes'],
   speakers: ['episode_speakers'],
   transcript: ['transcript_lines', 'transcript_words'],
-  segments: ['segments'],
+  segments: ['segments', 'segment_topics'],
   clips: ['clips'],
   ad_reads: ['ad_reads'],
 } as const satisfies Record<string, readonly TableName[]>;

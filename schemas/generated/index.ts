@@ -9,6 +9,7 @@ export type { Clips } from './Clips.ts';
 export type { AdReads } from './AdReads.ts';
 export type { ChartSnapshotRow } from './ChartSnapshotRow.ts';
 export type { BiasEvaluation } from './BiasEvaluation.ts';
+export type { RatingSnapshot } from './RatingSnapshot.ts';
 export type { MentionsDetected } from './MentionsDetected.ts';
 export type { SpeakersIdentified } from './SpeakersIdentified.ts';
 export type { AlertMatched } from './AlertMatched.ts';

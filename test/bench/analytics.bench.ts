@@ -295,6 +295,63 @@ async function runOn(
       const tr = await latencies(trends, key);
       const trCold = await latencies(trendsCold, key);
       const ms = (v: number) => Math.round(v * 10) / 10;
+      // The catalog-surface list reads, warm (each URL set warmed once, then measured).
+      const companies = await store.query<{ company_id: string }>(
+        "SELECT company_id FROM ad_reads WHERE company_id != '' GROUP BY company_id ORDER BY count() DESC LIMIT 200",
+      );
+      const podcastIds = await store.query<{ podcast_id: string }>(
+        'SELECT podcast_id FROM episodes GROUP BY podcast_id ORDER BY podcast_id LIMIT 500',
+      );
+      const pick = <T>(list: T[]) => list[Math.floor(r.next() * list.length)]!;
+      const surface: [string, string[]][] = [
+        [
+          'ad placements, newest first (no filter)',
+          sample(() => `${base}/v1/podcasts/advertising/placements?limit=25`),
+        ],
+        [
+          'ad placements of one company',
+          sample(
+            () =>
+              `${base}/v1/podcasts/advertising/placements?company_id=${pick(companies).company_id}&limit=25`,
+          ),
+        ],
+        ['sponsors, all time, by ads', sample(() => `${base}/v1/sponsors?limit=25`)],
+        [
+          'sponsors, 90 days, by reach',
+          sample(() => `${base}/v1/sponsors?sort=reach&since=${since}&limit=25`),
+        ],
+        ['guests, all time', sample(() => `${base}/v1/guests?limit=25`)],
+        [
+          'guests of one podcast',
+          sample(() => `${base}/v1/podcasts/${pick(podcastIds).podcast_id}/guests?limit=25`),
+        ],
+        [
+          'episode timeseries, 90 days by day',
+          sample(() => `${base}/v1/podcasts/episodes/timeseries?since=${since}&until=${until}&interval=day`),
+        ],
+        [
+          'episode timeseries of one entity, 90 days by day',
+          sample(
+            () =>
+              `${base}/v1/podcasts/episodes/timeseries?entity_id=${pickEntity()}&since=${since}&until=${until}`,
+          ),
+        ],
+        ['topics, 30 days', sample(() => `${base}/v1/topics`)],
+      ];
+      const surfaceResults: BenchResult[] = [];
+      for (const [label, urls] of surface) {
+        progress(`measuring ${label}`);
+        await latencies(urls.slice(0, 20), key);
+        const lat = await latencies(urls, key);
+        surfaceResults.push({
+          bench,
+          metric: `${label}: p95`,
+          value: ms(percentile(lat, 95)),
+          unit: 'ms',
+          target: { op: '<=', value: 50 },
+          note: `p50 ${ms(percentile(lat, 50))} ms; load ${os.loadavg()[0]!.toFixed(1)}`,
+        });
+      }
       progress(`ingest: ${ingestLoad}; reads: load ${readLoad.toFixed(1)} → ${os.loadavg()[0]!.toFixed(1)}`);
       const note = `load ${readLoad.toFixed(1)} → ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores; ${Number(written!.lines).toLocaleString()} mention lines, ${produced.episodes.toLocaleString()} episodes, ${o.podcasts} podcasts, 365 days; sequential HTTP requests, ${SAMPLES} per figure, entities weighted by mentions`;
       return [
@@ -375,6 +432,7 @@ async function runOn(
           unit: 'ms',
           target: { op: '<=', value: 100 },
         },
+        ...surfaceResults,
       ];
     } finally {
       await api.close();

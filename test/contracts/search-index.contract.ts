@@ -90,6 +90,7 @@ export function episode(
       summary: null,
       audio_url: `https://cdn.example/${id}.mp3`,
       read_type: null,
+      topics: [],
     });
   });
   const clips = (opts.clips ?? []).map((c) => ({

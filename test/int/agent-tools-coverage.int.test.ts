@@ -20,6 +20,9 @@ const NOT_TOOLS: Record<string, string> = {
   'GET /v1/podcasts/episodes/archive/download':
     'bulk NDJSON download (ranged, gzip): bulk transfer, not a tool answer',
   'GET /v1/alerts/disable': 'the email footer link a person opens (token-based, public), not a data read',
+  'GET /v1/embed/clips/{id}': 'an HTML player page for browsers to frame (public), not a data read',
+  'GET /v1/embed/episodes/{id}': 'an HTML card for browsers to frame (public), not a data read',
+  'GET /v1/embed/oembed': 'oEmbed discovery for sites embedding the player pages, not a data read',
   'GET /v1/notification-emails/verify': 'the verification link a person opens from a mail, not a data read',
   'GET /v1/projects/{projectId}/monitors': 'the old name of the alert list (earshot_list_alerts serves it)',
   'GET /v1/organizations/{orgId}/projects':

@@ -138,13 +138,34 @@ describe('API platform', () => {
       expect(body.errors[0]).toMatchObject({ location: 'path.orgId', value: api.other.id });
     });
 
-    it('404 for an unknown route', async () => {
-      expectProblem(
+    it('404 route_not_found for an unknown route, naming the path', async () => {
+      const body = expectProblem(
         await app.inject({ method: 'GET', url: '/v1/no/such/thing', headers: key() }),
+        404,
+        'route_not_found',
+      );
+      expect(body.errors[0]).toMatchObject({ location: 'path', value: '/v1/no/such/thing' });
+      expectProblem(await app.inject({ method: 'GET', url: '/nowhere' }), 404, 'route_not_found');
+      // without a credential too: an unknown path is no operation, so nothing to authenticate
+      expectProblem(await app.inject({ method: 'GET', url: '/v1/no/such/thing' }), 404, 'route_not_found');
+    });
+
+    it('404 route_not_found when an id parameter takes another route’s path word', async () => {
+      // /v1/alerts/:id matches, but "matches" is the word of /v1/alerts/matches/:id
+      for (const method of ['GET', 'PATCH', 'DELETE'] as const) {
+        const res = await app.inject({ method, url: '/v1/alerts/matches', headers: key() });
+        expectProblem(res, 404, 'route_not_found');
+      }
+      // /v1/alerts/disable is its own resource: DELETE is 405 with its methods, not an alert lookup
+      const del = await app.inject({ method: 'DELETE', url: '/v1/alerts/disable', headers: key() });
+      expectProblem(del, 405, 'method_not_allowed');
+      expect(del.headers.allow).toBe('GET, HEAD, POST');
+      // a real id still reaches the route (an unknown alert is not_found, not route_not_found)
+      expectProblem(
+        await app.inject({ method: 'GET', url: '/v1/alerts/alr_nonesuch', headers: key() }),
         404,
         'not_found',
       );
-      expectProblem(await app.inject({ method: 'GET', url: '/nowhere' }), 404, 'not_found');
     });
 
     it('405 with Allow for a known route and another method', async () => {
@@ -274,7 +295,7 @@ describe('API platform', () => {
       expect(disable.statusCode).toBe(405);
       expect(disable.headers.allow).toBe('GET, HEAD, POST');
       const unknown = await app.inject({ method: 'QUERY', url: '/v1/no/such/thing', headers: key() });
-      expectProblem(unknown, 404, 'not_found');
+      expectProblem(unknown, 404, 'route_not_found');
     });
 
     it('414 problem for a path segment past the router limit; 422 for one past its schema', async () => {

@@ -86,6 +86,7 @@ export function episodeEvents(o: {
           summary: null,
           audio_url: null,
           read_type: null,
+          topics: [],
         },
       ],
     },

@@ -14,6 +14,7 @@ import type {
   MentionsDetected,
   Podcast,
   Publisher,
+  RatingSnapshot,
   Segments,
   SpeakersIdentified,
   Transcript,
@@ -37,6 +38,7 @@ export interface Corpus {
   adReads: AdReads[];
   charts: ChartSnapshotRow[];
   bias: BiasEvaluation[];
+  ratings: RatingSnapshot[];
   truth: {
     mentions: PlantedMention[];
     episodeEntities: {
@@ -73,6 +75,7 @@ export function loadCorpus(dir: string): Corpus {
     adReads: records(RECORD_FILES.ad_reads),
     charts: records(RECORD_FILES.chart_row),
     bias: records(RECORD_FILES.bias_evaluation),
+    ratings: records(RECORD_FILES.rating_snapshot),
     truth: {
       mentions: readNdjson(path.join(dir, GROUND_TRUTH_FILES.mentions)),
       episodeEntities: readNdjson(path.join(dir, GROUND_TRUTH_FILES.episodeEntities)),
@@ -216,6 +219,7 @@ export async function produceCorpus(producer: EventProducer, c: Corpus): Promise
   await send(TOPICS.adReads, c.adReads, (s) => s.episode_id);
   await send(TOPICS.charts, c.charts, (r) => `${r.source}/${r.chart_type}/${r.country}/${r.category.slug}`);
   await send(TOPICS.bias, c.bias, (b) => b.podcast_id);
+  await send(TOPICS.ratings, c.ratings, (r) => r.podcast_id);
   await send(TOPICS.mentions, mentions, (m) => m.episode_id);
   await send(TOPICS.speakers, speakers, (s) => s.episode_id);
 }

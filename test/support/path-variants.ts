@@ -84,7 +84,8 @@ export function refusedOrUnrouted(answer: Answer): boolean {
   if (answer.status === 401) {
     return doc.error_code === 'authentication_required' && doc.errors?.[0]?.location === 'header.x-api-key';
   }
-  if (answer.status === 404) return doc.error_code === 'not_found' && /^No route /.test(doc.detail ?? '');
+  if (answer.status === 404)
+    return doc.error_code === 'route_not_found' && /^No route /.test(doc.detail ?? '');
   return answer.status === 405 && doc.error_code === 'method_not_allowed';
 }
 

@@ -71,6 +71,7 @@ describe('corpus generator', () => {
       ad_reads: 'AdReads',
       chart_row: 'ChartSnapshotRow',
       bias_evaluation: 'BiasEvaluation',
+      rating_snapshot: 'RatingSnapshot',
     };
     for (const [type, file] of Object.entries(RECORD_FILES)) {
       const lines = fs.readFileSync(path.join(a, file), 'utf8').trim().split('\n');
