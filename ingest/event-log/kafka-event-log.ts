@@ -4,6 +4,7 @@ import {
   Kafka,
   type Consumer as KafkaConsumer,
   logLevel,
+  PartitionAssigners,
   Partitioners,
   type PartitionMetadata,
   type Producer,
@@ -24,6 +25,7 @@ import {
   type TopicInfo,
   UnknownTopicError,
 } from './event-log.ts';
+import { CopartitionedAssigner } from './kafka-partition-assigner.ts';
 
 export interface KafkaEventLogOptions {
   brokers: string[];
@@ -288,6 +290,9 @@ class KafkaGroupConsumer implements Consumer {
       heartbeatInterval: Math.floor(sessionTimeout / 10),
       allowAutoTopicCreation: false,
       maxBytesPerPartition: 4 * 1024 * 1024,
+      // Partition p of every input topic to one member; round-robin stays listed so members of an
+      // older version can still agree on a protocol during a rolling restart.
+      partitionAssigners: [CopartitionedAssigner, PartitionAssigners.roundRobin],
     });
     this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => {
       this.assigned = Object.entries(payload.memberAssignment).flatMap(([topic, partitions]) =>
