@@ -18,7 +18,7 @@ export const CopartitionedAssigner: PartitionAssigner = ({ cluster }) => ({
     for (const topic of topics) {
       for (const { partitionId } of cluster.findTopicPartitionMetadata(topic)) {
         const member = assignment.get(sorted[partitionId % sorted.length]!)!;
-        (member[topic] ??= []).push(partitionId);
+        member[topic] = [...(member[topic] ?? []), partitionId];
       }
     }
     return [...assignment].map(([memberId, topicPartitions]) => ({
