@@ -1,5 +1,6 @@
 import {
   type Admin,
+  AssignerProtocol,
   type IHeaders,
   Kafka,
   type Consumer as KafkaConsumer,
@@ -14,6 +15,7 @@ import {
   type Consumer,
   type ConsumerOptions,
   type EventLog,
+  type GroupMembers,
   type LogRecord,
   lagOf,
   type PartitionLag,
@@ -248,6 +250,32 @@ export class KafkaEventLog implements EventLog {
       topic: this.physical(topic),
       partitions: offsets.map((o) => ({ partition: o.partition, offset: String(o.offset) })),
     });
+  }
+
+  async groupMembers(): Promise<GroupMembers[]> {
+    const admin = await this.getAdmin();
+    const { groups } = await admin.listGroups();
+    if (groups.length === 0) return [];
+    const described = await admin.describeGroups(groups.map((g) => g.groupId));
+    return described.groups
+      .filter((g) => g.members.length > 0)
+      .map((g) => ({
+        groupId: g.groupId,
+        members: g.members.map((m) => {
+          const decoded =
+            m.memberAssignment.length > 0
+              ? AssignerProtocol.MemberAssignment.decode(m.memberAssignment)
+              : null;
+          return {
+            memberId: m.memberId,
+            clientId: m.clientId,
+            host: m.clientHost,
+            assignment: Object.entries(decoded?.assignment ?? {}).flatMap(([topic, partitions]) =>
+              partitions.map((partition) => ({ topic: this.logical(topic), partition })),
+            ),
+          };
+        }),
+      }));
   }
 
   async groupLag(groupId: string, topics: string[]): Promise<PartitionLag[]> {
