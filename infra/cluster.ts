@@ -131,6 +131,8 @@ export async function clusterUp(opts: {
   basePort: number;
   onProgress?: (msg: string) => void;
   timeoutMs?: number;
+  /** More variables for every instance (a scratch database, a topic prefix, an allowlist). */
+  env?: Record<string, string>;
 }): Promise<ClusterState> {
   const dir = clusterDir(opts.dir);
   const progress = opts.onProgress ?? (() => {});
@@ -142,7 +144,7 @@ export async function clusterUp(opts: {
   if ((opts.counts.mcp ?? 0) > 0 && !(ROLES as readonly string[]).includes('mcp')) {
     throw new Error('this version has no `mcp` role: start the cluster without --mcp');
   }
-  const engines = engineVariables();
+  const engines = { ...engineVariables(), ...opts.env };
   const secrets = secretsKey(dir);
   const timeoutMs = opts.timeoutMs ?? 180_000;
   const state: ClusterState = {

@@ -62,7 +62,13 @@ export class StateMatcherFacts implements MatcherStore {
     const changes: object[] = [];
     for (const { facts, lines } of updates) {
       const held = this.loaded.get(facts.episode_id);
-      const row = { episode_id: facts.episode_id, facts, lines: lines ?? null, touched_at: facts.touched_at };
+      // Without lines (no transcript in this batch) the column is NULL and COALESCE keeps the stored ones.
+      const row = {
+        episode_id: facts.episode_id,
+        facts,
+        ...(lines ? { lines } : {}),
+        touched_at: facts.touched_at,
+      };
       if (held) changes.push({ ...row, version: held.version });
       else inserts.push(row);
     }
