@@ -34,7 +34,8 @@ async function once(instances: number, progress: (m: string) => void) {
         EARSHOT_DEMO: 'off',
         EARSHOT_INGEST_TOKEN: token,
         EARSHOT_EMBEDDINGS_FETCH: 'off',
-        LOG_LEVEL: 'warn',
+        // `cluster up` waits for each instance's "earshot started" line (info).
+        LOG_LEVEL: 'info',
       },
       onProgress: (m) => progress(`${instances}×: ${m}`),
     });
