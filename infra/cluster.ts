@@ -1,12 +1,23 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GroupMembers, PartitionLag } from '../ingest/event-log/event-log.ts';
 import { KafkaEventLog } from '../ingest/event-log/kafka-event-log.ts';
 import { ROLES, type Role } from '../processors/pipeline.ts';
 import { enginesEnv } from './local/engines.ts';
-import { isOurProcess, spawnDetached, stopByPidFile, tailFile, waitUntil } from './local/process.ts';
+import { isOurProcess, spawnDetached, stopByPidFile, waitUntil } from './local/process.ts';
 import { silentLogger } from './logger.ts';
 
 /**
@@ -97,7 +108,26 @@ async function answers(url: string): Promise<boolean> {
   return res.ok;
 }
 
+/** Where each instance's log ended when this process last started it (its later lines are this run's). */
+const logStart = new Map<string, number>();
+
+/** What the instance's log holds since it was last started (at most the last 256 KB). */
+function logSinceStart(inst: ClusterInstance): string {
+  if (!existsSync(inst.log)) return '';
+  const size = statSync(inst.log).size;
+  const from = Math.max(logStart.get(inst.name) ?? 0, size - 256 * 1024);
+  const buf = Buffer.alloc(Math.max(0, size - from));
+  const fd = openSync(inst.log, 'r');
+  try {
+    readSync(fd, buf, 0, buf.length, from);
+  } finally {
+    closeSync(fd);
+  }
+  return buf.toString('utf8');
+}
+
 function spawnInstance(inst: Omit<ClusterInstance, 'pid'>, secrets: string): ClusterInstance {
+  logStart.set(inst.name, existsSync(inst.log) ? statSync(inst.log).size : 0);
   const pid = spawnDetached({
     cmd: inst.cmd,
     args: inst.args,
@@ -118,7 +148,7 @@ async function waitStarted(inst: ClusterInstance, timeoutMs: number): Promise<vo
         const probe = inst.role === 'clickhouse-standin' ? '/ping' : '/healthz';
         return answers(`http://127.0.0.1:${inst.port}${probe}`);
       }
-      return /"msg":"earshot started"/.test(tailFile(inst.log, 400));
+      return /"msg":"earshot started"/.test(logSinceStart(inst));
     },
     { what: inst.name, timeoutMs, pid: inst.pid, logFile: inst.log, intervalMs: 300 },
   );
