@@ -344,7 +344,12 @@ export async function clusterStatus(opts: { dir?: string }): Promise<ClusterStat
       logger: silentLogger(),
     });
     try {
-      groups = await log.groupMembers();
+      // Only this cluster's members: group ids are not prefixed (EARSHOT_TOPIC_PREFIX prefixes
+      // topics), so another cluster's members of the same groups may be listed too.
+      const ours = new Set(state.instances.map((i) => i.clientId).filter(Boolean));
+      groups = (await log.groupMembers())
+        .map((g) => ({ ...g, members: g.members.filter((m) => ours.has(m.clientId)) }))
+        .filter((g) => g.members.length > 0);
       for (const g of groups) {
         const topics = [...new Set(g.members.flatMap((m) => m.assignment.map((a) => a.topic)))];
         if (topics.length > 0) lags.set(g.groupId, await log.groupLag(g.groupId, topics));
