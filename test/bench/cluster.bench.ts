@@ -34,6 +34,8 @@ async function once(instances: number, progress: (m: string) => void) {
         EARSHOT_DEMO: 'off',
         EARSHOT_INGEST_TOKEN: token,
         EARSHOT_EMBEDDINGS_FETCH: 'off',
+        // No model: keyword indexing only (the embeddings would take both cores of this machine).
+        EARSHOT_MODELS_DIR: `${tmp.dir}/no-models`,
         // `cluster up` waits for each instance's "earshot started" line (info).
         LOG_LEVEL: 'info',
       },

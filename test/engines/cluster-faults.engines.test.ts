@@ -68,6 +68,8 @@ describe.skipIf(Boolean(reason))('a local cluster, two instances of each role, u
         EARSHOT_INGEST_TOKEN: TOKEN,
         EARSHOT_OUTBOUND_ALLOWLIST: '127.0.0.1/32',
         EARSHOT_EMBEDDINGS_FETCH: 'off',
+        // No model: keyword indexing only (the embeddings would take both cores of this machine).
+        EARSHOT_MODELS_DIR: `${tmp.dir}/no-models`,
         LOG_LEVEL: 'info',
       },
       onProgress: log,
