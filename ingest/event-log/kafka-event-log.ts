@@ -159,7 +159,7 @@ export class KafkaEventLog implements EventLog {
     const names = (await admin.listTopics()).filter((t) => t.startsWith(this.prefix) && !t.startsWith('__'));
     const out: TopicInfo[] = [];
     for (const name of names.sort()) {
-      const offsets = await admin.fetchTopicOffsets(name);
+      const offsets = await topicOffsets(admin, name);
       out.push({
         name: this.logical(name),
         partitions: offsets
@@ -219,7 +219,7 @@ export class KafkaEventLog implements EventLog {
     await this.partitions(topic);
     const admin = await this.getAdmin();
     const found = await admin.fetchTopicOffsetsByTimestamp(this.physical(topic), timestamp);
-    const high = await admin.fetchTopicOffsets(this.physical(topic));
+    const high = await topicOffsets(admin, this.physical(topic));
     return found
       .map((f) => {
         const offset = Number(f.offset);
@@ -282,7 +282,7 @@ export class KafkaEventLog implements EventLog {
     const admin = await this.getAdmin();
     const out: PartitionLag[] = [];
     for (const topic of topics) {
-      const ends = await admin.fetchTopicOffsets(this.physical(topic));
+      const ends = await topicOffsets(admin, this.physical(topic));
       const committed = await this.committedOffsets(groupId, topic);
       for (const e of ends.sort((a, b) => a.partition - b.partition)) {
         const c = committed.find((x) => x.partition === e.partition)?.offset ?? -1;
@@ -417,4 +417,21 @@ function concurrentCreation(err: unknown): boolean {
   if (e.retriable || e.type === 'TOPIC_ALREADY_EXISTS' || /already exists/i.test(e.message ?? ''))
     return true;
   return Array.isArray(e.errors) && e.errors.some(concurrentCreation);
+}
+
+/**
+ * `admin.fetchTopicOffsets`, again after a moment when kafkajs's metadata does not hold the topic
+ * yet: it then fails with a TypeError (`Cannot destructure property 'partitions' of
+ * 'low.pop(...)'`), which its own retrier does not retry. Seen when several processes start
+ * together and one reads lag just after the topic's metadata was requested.
+ */
+async function topicOffsets(admin: Admin, topic: string) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await admin.fetchTopicOffsets(topic);
+    } catch (err) {
+      if (!(err instanceof TypeError) || attempt >= 10) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
+  }
 }
