@@ -83,5 +83,29 @@ export function streamEpisode(podcastId: string, id: string, i: number, extraLin
       },
     },
     { type: 'transcript', data: transcriptOf(id, texts) },
+    // One segment over the whole transcript: the search index writes an episode's lines once its
+    // episode, transcript and segments events are all there.
+    {
+      type: 'segments',
+      data: {
+        episode_id: id,
+        segments: [
+          {
+            id: `seg_${id}_1`,
+            number: 1,
+            title: 'The whole show',
+            type: 'TOPIC_DISCUSSION',
+            start_seconds: 0,
+            end_seconds: texts.length * 6,
+            first_line: 1,
+            last_line: texts.length,
+            description: null,
+            summary: null,
+            audio_url: null,
+            read_type: null,
+          },
+        ],
+      },
+    },
   ];
 }
