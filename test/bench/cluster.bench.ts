@@ -44,12 +44,21 @@ async function once(instances: number, progress: (m: string) => void) {
     const apis = state.instances.filter((i) => i.role === 'api').map((i) => `http://127.0.0.1:${i.port}`);
     let turn = 0;
     const post = async (records: unknown[]) => {
-      const res = await fetch(`${apis[turn++ % apis.length]}/v1/ingest/batches`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ records }),
-      });
-      if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
+      for (const deadline = Date.now() + 60_000; ; ) {
+        const res = await fetch(`${apis[turn++ % apis.length]}/v1/ingest/batches`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ records }),
+        });
+        if (res.status === 202) return;
+        const text = await res.text();
+        // Episodes are refused until the catalog projection knows their podcast.
+        if (res.status === 422 && text.includes('unknown podcast') && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 500));
+          continue;
+        }
+        throw new Error(`ingest answered ${res.status}: ${text}`);
+      }
     };
     await post(streamCatalog(pod, run));
     const t0 = Date.now();
