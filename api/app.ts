@@ -17,14 +17,22 @@ import type { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import type { Accounts } from '../projections/state/accounts.ts';
 import { ApiKeyUsage } from '../projections/state/api-key-usage.ts';
 import { Memberships } from '../projections/state/memberships.ts';
+import { OAuthGrants } from '../projections/state/oauth-grants.ts';
+import { OAuthSigningKeyRows } from '../projections/state/oauth-keys.ts';
 import { People } from '../projections/state/people.ts';
 import { Sessions } from '../projections/state/sessions.ts';
 import type { StateStore } from '../projections/state/state-store.ts';
+import { ToolUsage } from '../projections/state/tool-usage.ts';
+import { RestOperations } from './agents/rest-operations.ts';
 import type { AttemptLimits, ChatOAuthSettings, EntityHit, PeopleServices } from './dashboard/context.ts';
 import { registerDashboard } from './dashboard/index.ts';
+import { AccessTokens } from './oauth/access-tokens.ts';
+import { AgentAuth } from './oauth/agent-auth.ts';
+import { Clients } from './oauth/clients.ts';
+import { oauthRoutes } from './oauth/routes.ts';
 import { pageRoutes } from './pages/pages.ts';
 import { Cursors } from './pagination.ts';
-import { authenticationPlugin } from './plugins/authentication.ts';
+import { authenticationPlugin, InProcessCalls } from './plugins/authentication.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
 import { clientErrorHandler, frameworkErrors, problemsPlugin } from './plugins/problems.ts';
 import { rateLimitsPlugin } from './plugins/rate-limits.ts';
@@ -68,6 +76,12 @@ declare module 'fastify' {
     streams?: Streams;
     /** The bulk download's builds (when the archive is served). */
     archiveBuilds?: ArchiveBuilds;
+    /** Calls made to these routes by this process on an authenticated caller's behalf (tool calls). */
+    inProcessCalls: InProcessCalls;
+    /** Each route's method, path and schemas (what the agent-tool server's tools are built from). */
+    restOperations: RestOperations;
+    /** OAuth 2.1 for agent clients: grants, clients, access tokens. */
+    agentAuth: AgentAuth;
   }
 }
 
@@ -75,8 +89,12 @@ declare module 'fastify' {
 export const MAX_HEADER_BYTES = 128 * 1024;
 
 export interface ApiSettings {
-  /** Public base URL of this API, used in links and the OpenAPI `servers`. */
+  /** Public base URL of this API, used in links and the OpenAPI `servers`; the OAuth issuer. */
   publicUrl: string;
+  /** The agent-tool server's public address (`{mcp_url}`): the OAuth resource (default: port 8081 of the API's host, `/mcp`). */
+  mcpUrl?: string;
+  /** OAuth for agents: the clock (tests) and how long codes live (default 60 s). */
+  agents?: { now?: () => number; codeTtlMs?: number };
   docsUrl: string;
   /** Public address of the dashboard the API serves under `/dashboard` (`{dashboard_url}`). */
   dashboardUrl: string;
@@ -173,14 +191,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addSchema(ProblemSchema);
+  // Every route's schemas, as registered: the agent-tool server's tools are built from them.
+  const restOperations = new RestOperations();
+  app.decorate('restOperations', restOperations);
+  app.addHook('onRoute', restOperations.onRoute);
   // Cursors are signed with a key derived from the secrets key, which every API process shares.
   app.decorate('cursors', new Cursors(services.delivery.box));
   await app.register(problemsPlugin, { docsUrl: settings.docsUrl });
   await app.register(textGuardPlugin);
+  const mcpUrl = settings.mcpUrl ?? defaultMcpUrl(settings.publicUrl);
   await app.register(openapiPlugin, {
     publicUrl: settings.publicUrl,
     docsUrl: settings.docsUrl,
     dashboardUrl: settings.dashboardUrl,
+    mcpUrl,
   });
   // Rate limits first: their failed-authentication check runs before a key is looked up.
   await app.register(rateLimitsPlugin, {
@@ -188,9 +212,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     failedPerMinute: settings.failedAuthPerMinute,
     fallbackPerMinute: 120,
   });
+  const inProcess = new InProcessCalls();
+  app.decorate('inProcessCalls', inProcess);
   await app.register(authenticationPlugin, {
     accounts: services.accounts,
     dashboardUrl: settings.dashboardUrl,
+    inProcess,
   });
   const people = services.people ?? peopleServices(services.state, services.delivery);
   const usageCounter = new UsageCounter(people.usage, app.log);
@@ -203,6 +230,32 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     delivery: services.delivery,
     extras: services.alerts,
     analytics: services.analytics,
+  });
+  // OAuth 2.1 for agent clients: the authorization server, whose consent page is the dashboard's.
+  const now = settings.agents?.now ?? Date.now;
+  const grants = new OAuthGrants(services.state);
+  const agentAuth = new AgentAuth(
+    {
+      issuer: settings.publicUrl.replace(/\/$/, ''),
+      resource: mcpUrl,
+      codeTtlMs: settings.agents?.codeTtlMs,
+    },
+    grants,
+    new Clients(grants, services.delivery.http, now),
+    new AccessTokens(
+      new OAuthSigningKeyRows(services.state),
+      services.delivery.box,
+      settings.publicUrl.replace(/\/$/, ''),
+      now,
+    ),
+    new TokenSigner(services.delivery.box, 'oauth-authorize'),
+    now,
+  );
+  app.decorate('agentAuth', agentAuth);
+  await app.register(oauthRoutes, {
+    auth: agentAuth,
+    publicUrl: settings.publicUrl.replace(/\/$/, ''),
+    dashboardUrl: settings.dashboardUrl,
   });
   await app.register(healthRoutes, { readiness: deps.readiness, metrics: deps.metrics });
   await app.register(pageRoutes, { dashboardUrl: settings.dashboardUrl });
@@ -286,6 +339,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       alerting,
       catalog: services.catalog,
       ...(services.search ? { entitySearch: entitySearch(services.search, app.cursors) } : {}),
+      agentAuth,
+      toolUsage: new ToolUsage(services.state),
     },
     settings: {
       dashboardUrl: settings.dashboardUrl,
@@ -301,6 +356,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     limits: settings.attemptLimits,
   });
   return app as unknown as FastifyInstance;
+}
+
+/** `{mcp_url}` when not configured: port 8081 of the API's host, path `/mcp`. */
+export function defaultMcpUrl(publicUrl: string): string {
+  const url = new URL(publicUrl);
+  url.port = '8081';
+  url.pathname = '/mcp';
+  url.search = '';
+  return url.toString();
 }
 
 const ALERT_ENTITY_TYPES = {

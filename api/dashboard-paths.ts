@@ -32,6 +32,8 @@ export const dashboardPaths = {
   editAlert: (alertId: string) => `/alerts/${e(alertId)}/edit`,
   delivery: (deliveryId: string) => `/deliveries/${e(deliveryId)}`,
   notificationEmails: (orgId: string) => `/orgs/${e(orgId)}/notification-emails`,
+  oauthConsent: () => '/oauth/consent',
+  agents: (projectId: string) => `/projects/${e(projectId)}/agents`,
 } as const;
 
 /** An absolute link to a dashboard page: `dashboardUrl` + the page's path. */

@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   authentication_required: { status: 401, title: 'Authentication required' },
   invalid_api_key: { status: 401, title: 'Invalid API key' },
   api_key_expired: { status: 401, title: 'API key expired' },
+  invalid_token: { status: 401, title: 'Invalid access token' },
   invalid_ingest_token: { status: 401, title: 'Invalid ingest token' },
   invalid_link_token: { status: 401, title: 'Invalid link token' },
   forbidden: { status: 403, title: 'Forbidden' },

@@ -20,6 +20,7 @@ const ACTIONS = [
   'createIngestToken',
   'revokeIngestToken',
   'listIngestTokens',
+  'rotateSigningKeys',
   'listenWebhooks',
   'renewWebhookListen',
   'closeWebhookListen',

@@ -140,6 +140,9 @@ async function withOperator<T>(fn: (ops: OperatorActions) => Promise<T>): Promis
     { IngestTokens },
     { CatalogReader },
     { operatorActions },
+    { AccessTokens },
+    { OAuthSigningKeyRows },
+    { publicUrlOf },
   ] = await Promise.all([
     import('./composition.ts'),
     import('../projections/state/migrations.ts'),
@@ -147,13 +150,19 @@ async function withOperator<T>(fn: (ops: OperatorActions) => Promise<T>): Promis
     import('../projections/state/ingest-tokens.ts'),
     import('../projections/catalog/catalog-reader.ts'),
     import('./operator.ts'),
+    import('../api/oauth/access-tokens.ts'),
+    import('../projections/state/oauth-keys.ts'),
+    import('./config.ts'),
   ]);
   const state = createStateStore(cfg);
   try {
     await migrate(state);
     const delivery = createDelivery(cfg, state, new CatalogReader(state));
     try {
-      return await fn(operatorActions(new Accounts(state), delivery, new IngestTokens(state)));
+      const signingKeys = new AccessTokens(new OAuthSigningKeyRows(state), delivery.box, publicUrlOf(cfg));
+      return await fn(
+        operatorActions(new Accounts(state), delivery, new IngestTokens(state), undefined, signingKeys),
+      );
     } finally {
       await delivery.close();
     }
@@ -199,6 +208,19 @@ ingestTokens
         last_used: t.last_used_at ? new Date(t.last_used_at).toISOString() : '',
         revoked: t.revoked_at ? new Date(t.revoked_at).toISOString() : '',
       })),
+    );
+  });
+
+const oauth = program.command('oauth').description('OAuth 2.1 for agent clients (operators)');
+oauth
+  .command('rotate-keys')
+  .description(
+    'a new key signs access tokens from now on; the previous ones stay published at the JWKS URI for an hour',
+  )
+  .action(async () => {
+    const { kid, retired } = await withOperator((ops) => ops.rotateSigningKeys({}));
+    console.log(
+      `signing key ${kid} is current${retired.length ? `; retired ${retired.join(', ')} (published for another hour)` : ''}`,
     );
   });
 
@@ -475,7 +497,7 @@ cluster
   .option('--processors <n>', 'processors instances', integer, 1)
   .option('--projectors <n>', 'projectors instances', integer, 1)
   .option('--senders <n>', 'senders instances', integer, 1)
-  .option('--mcp <n>', 'mcp (agent tools) instances, where this version has the role', integer, 0)
+  .option('--mcp <n>', 'mcp (agent-tool server) instances', integer, 0)
   .option('--dir <dir>', 'cluster directory (default .cluster/, or EARSHOT_CLUSTER_DIR)')
   .option(
     '--base-port <port>',

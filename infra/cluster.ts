@@ -36,7 +36,7 @@ import { silentLogger } from './logger.ts';
  */
 
 /** Roles in the order their instances start (consumers before the API that feeds them). */
-const START_ORDER: Role[] = ['processors', 'projectors', 'senders', 'ingest', 'api'];
+const START_ORDER: Role[] = ['processors', 'projectors', 'senders', 'ingest', 'api', 'mcp'];
 const REQUIRED = ['KAFKA_BROKERS', 'SCHEMA_REGISTRY_URL', 'DATABASE_URL', 'OPENSEARCH_URL'] as const;
 const STATE_FILE = 'cluster.json';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -66,7 +66,7 @@ export interface ClusterState {
   instances: ClusterInstance[];
 }
 
-export type ClusterCounts = Partial<Record<Role | 'mcp', number>>;
+export type ClusterCounts = Partial<Record<Role, number>>;
 
 export function clusterDir(dir?: string): string {
   return path.resolve(dir ?? process.env.EARSHOT_CLUSTER_DIR ?? path.join(ROOT, '.cluster'));
@@ -144,10 +144,8 @@ function spawnInstance(inst: Omit<ClusterInstance, 'pid'>, secrets: string): Clu
 async function waitStarted(inst: ClusterInstance, timeoutMs: number): Promise<void> {
   await waitUntil(
     async () => {
-      if (inst.port !== undefined) {
-        const probe = inst.role === 'clickhouse-standin' ? '/ping' : '/healthz';
-        return answers(`http://127.0.0.1:${inst.port}${probe}`);
-      }
+      if (inst.role === 'clickhouse-standin') return answers(`http://127.0.0.1:${inst.port}/ping`);
+      if (inst.role === 'api') return answers(`http://127.0.0.1:${inst.port}/healthz`);
       return /"msg":"earshot started"/.test(logSinceStart(inst));
     },
     { what: inst.name, timeoutMs, pid: inst.pid, logFile: inst.log, intervalMs: 300 },
@@ -171,9 +169,8 @@ export async function clusterUp(opts: {
   if (previous?.instances.some((i) => isOurProcess(i.pid, tagOf(i.name)))) {
     throw new Error(`a cluster is already up in ${dir}: \`earshot cluster down\` first`);
   }
-  if ((opts.counts.mcp ?? 0) > 0 && !(ROLES as readonly string[]).includes('mcp')) {
-    throw new Error('this version has no `mcp` role: start the cluster without --mcp');
-  }
+  const unknown = Object.keys(opts.counts).filter((r) => !(ROLES as readonly string[]).includes(r));
+  if (unknown.length > 0) throw new Error(`no role ${unknown.join(', ')} in this version`);
   const engines = { ...engineVariables(), ...opts.env };
   const secrets = secretsKey(dir);
   const timeoutMs = opts.timeoutMs ?? 180_000;
@@ -222,12 +219,14 @@ export async function clusterUp(opts: {
     );
   }
 
-  let apiPort = opts.basePort + 1;
+  // Ports after the stand-in's: API instances (PORT), then agent-tool servers (MCP_PORT; never
+  // its default 8081, which is the schema registry's here).
+  let nextPort = opts.basePort + 1;
   for (const role of START_ORDER) {
     const count = opts.counts[role] ?? 0;
     for (let n = 1; n <= count; n++) {
       const name = `${role}-${n}`;
-      const port = role === 'api' ? apiPort++ : undefined;
+      const port = role === 'api' || role === 'mcp' ? nextPort++ : undefined;
       const env: Record<string, string> = {
         ...engines,
         CLICKHOUSE_URL: state.clickhouse.url,
@@ -236,7 +235,8 @@ export async function clusterUp(opts: {
         KAFKA_CLIENT_ID: `earshot-${name}`,
         LOG_FORMAT: 'json',
         HOST: '127.0.0.1',
-        ...(port !== undefined ? { PORT: String(port) } : {}),
+        ...(role === 'api' && port !== undefined ? { PORT: String(port) } : {}),
+        ...(role === 'mcp' && port !== undefined ? { MCP_PORT: String(port) } : {}),
       };
       await launch({
         name,

@@ -23,6 +23,13 @@ export const EnvSchema = Type.Object({
     default: 8080,
     description: 'HTTP port of the `api` role',
   }),
+  MCP_PORT: Type.Integer({
+    minimum: 0,
+    maximum: 65535,
+    default: 8081,
+    description:
+      "HTTP port of the `mcp` role (the agent-tool server). 8081 is also the schema registry's port when the real engines run on this machine: set another one then (a taken port stops the start with an error naming this variable)",
+  }),
   HOST: Type.String({ default: '127.0.0.1', description: 'interface to bind (`0.0.0.0` in containers)' }),
   EARSHOT_DATA_DIR: Type.String({ default: './data', description: 'where embedded engines keep their data' }),
   LOG_LEVEL: Type.Union(
@@ -39,7 +46,7 @@ export const EnvSchema = Type.Object({
   }),
   EARSHOT_ROLES: Type.String({
     default: 'all',
-    description: '`all` or a comma-separated subset of `api,ingest,processors,projectors,senders`',
+    description: '`all` or a comma-separated subset of `api,mcp,ingest,processors,projectors,senders`',
   }),
   EARSHOT_DEMO: Type.Union([Type.Literal('on'), Type.Literal('off')], {
     default: 'on',
@@ -103,6 +110,14 @@ export const EnvSchema = Type.Object({
       format: 'uri',
       description: 'public base URL of the API, used in links and the OpenAPI `servers`',
       unset: '`http://HOST:PORT`',
+    }),
+  ),
+  EARSHOT_MCP_URL: Type.Optional(
+    Type.String({
+      format: 'uri',
+      description:
+        'public address of the agent-tool server (`{mcp_url}`, with its path, e.g. `https://mcp.example.com/mcp`): the OAuth resource and audience of access tokens; the `mcp` role serves `/mcp` under its path',
+      unset: '`http://HOST:MCP_PORT/mcp`',
     }),
   ),
   EARSHOT_DOCS_URL: Type.Optional(
@@ -354,6 +369,14 @@ export function publicUrlOf(config: Config): string {
   return (
     env.EARSHOT_PUBLIC_URL ?? `http://${env.HOST === '0.0.0.0' ? '127.0.0.1' : env.HOST}:${env.PORT}`
   ).replace(/\/$/, '');
+}
+
+/** Public address of the agent-tool server: `EARSHOT_MCP_URL`, else `http://HOST:MCP_PORT/mcp`. */
+export function mcpUrlOf(config: Config): string {
+  const { env } = config;
+  return (
+    env.EARSHOT_MCP_URL ?? `http://${env.HOST === '0.0.0.0' ? '127.0.0.1' : env.HOST}:${env.MCP_PORT}/mcp`
+  );
 }
 
 /** Public address of the dashboard: `EARSHOT_DASHBOARD_URL`, else the public URL + `/dashboard`. */

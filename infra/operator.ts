@@ -45,6 +45,8 @@ export interface OperatorActions {
   createIngestToken(input: { name?: string }): Promise<{ token: string; record: IngestTokenRecord }>;
   revokeIngestToken(input: { tokenId: string }): Promise<IngestTokenRecord>;
   listIngestTokens(input: Record<string, never>): Promise<IngestTokenRecord[]>;
+  /** A new key signs access tokens from now on; the previous ones stay published for an hour. */
+  rotateSigningKeys(input: Record<string, never>): Promise<{ kid: string; retired: string[] }>;
   /**
    * `earshot webhooks listen`: creates or reuses the project's listen connection, pointed at the
    * receiver's loopback `url`, and lets the outbound guard reach it for a lease the command
@@ -117,6 +119,7 @@ export function operatorActions(
   delivery?: DeliveryKit,
   ingestTokens?: IngestTokens,
   service?: ServiceFacts,
+  signingKeys?: { rotate(): Promise<{ kid: string; retired: string[] }> },
 ): OperatorActions {
   function tokens(): IngestTokens {
     if (!ingestTokens) throw new OperatorError('ingest tokens are not available here');
@@ -238,5 +241,9 @@ export function operatorActions(
     createIngestToken: (input) => tokens().create({ name: input.name }),
     revokeIngestToken: (input) => tokens().revoke(input.tokenId),
     listIngestTokens: () => tokens().list(),
+    rotateSigningKeys: () => {
+      if (!signingKeys) throw new OperatorError('the token-signing keys are not available here');
+      return signingKeys.rotate();
+    },
   };
 }

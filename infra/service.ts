@@ -1,7 +1,10 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { buildAgentToolServer } from '../api/agents/index.ts';
 import { type ApiSettings, buildApp } from '../api/app.ts';
 import type { PartitionLag } from '../ingest/event-log/event-log.ts';
 import { startIngestRole } from '../ingest/ingest-role.ts';
@@ -11,7 +14,7 @@ import { ConsumerRunner } from '../processors/consumer-runner.ts';
 import { IngestTokens } from '../projections/state/ingest-tokens.ts';
 import { adminSocketPath, startAdminSocket } from './admin-socket.ts';
 import { buildPlatform, createFeedHttp, type Platform } from './composition.ts';
-import { type Config, dashboardUrlOf, publicUrlOf } from './config.ts';
+import { type Config, dashboardUrlOf, mcpUrlOf, publicUrlOf } from './config.ts';
 import { consumerMetrics, Metrics } from './metrics.ts';
 import { operatorActions } from './operator.ts';
 import { declarePipeline, ofRoles } from './pipeline.ts';
@@ -25,6 +28,8 @@ export interface Service {
   app?: FastifyInstance;
   /** `http://host:port` when the api role listens. */
   url?: string;
+  /** `{mcp_url}` when the mcp role serves. */
+  mcpUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -32,6 +37,7 @@ export function apiSettings(config: Config): ApiSettings {
   const { env } = config;
   return {
     publicUrl: publicUrlOf(config),
+    mcpUrl: mcpUrlOf(config),
     // Problem `type` URLs resolve: to the docs host when there is one, else to this service's /errors pages.
     docsUrl: env.EARSHOT_DOCS_URL ?? publicUrlOf(config),
     dashboardUrl: dashboardUrlOf(config),
@@ -217,17 +223,29 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
   let app: FastifyInstance | undefined;
   let url: string | undefined;
   let demoKey: DemoKey | undefined;
-  if (config.roles.has('api')) {
-    const demo = await platform.accounts.ensureDemoAccount(config.env.EARSHOT_BOOTSTRAP_API_KEY);
+  // The agent-tool server's port is bound first: its address is the OAuth resource the API names.
+  const mcpServer = config.roles.has('mcp') ? await bindMcpPort(config) : undefined;
+  const mcpUrl = mcpServer
+    ? (config.env.EARSHOT_MCP_URL ??
+      mcpUrlOf({ ...config, env: { ...config.env, MCP_PORT: (mcpServer.address() as AddressInfo).port } }))
+    : mcpUrlOf(config);
+  let mcp: FastifyInstance | undefined;
+  if (config.roles.has('api') || config.roles.has('mcp')) {
     const ingestTokens = new IngestTokens(platform.state);
-    if (config.env.EARSHOT_INGEST_TOKEN) {
-      const { record } = await ingestTokens.create({
-        name: 'EARSHOT_INGEST_TOKEN',
-        token: config.env.EARSHOT_INGEST_TOKEN,
-      });
-      if (record.revoked_at)
-        logger.warn({ token: record.id }, 'EARSHOT_INGEST_TOKEN was revoked; it stays revoked');
+    if (config.roles.has('api')) {
+      const demo = await platform.accounts.ensureDemoAccount(config.env.EARSHOT_BOOTSTRAP_API_KEY);
+      demoKey = demoKeyOf(demo);
+      if (config.env.EARSHOT_INGEST_TOKEN) {
+        const { record } = await ingestTokens.create({
+          name: 'EARSHOT_INGEST_TOKEN',
+          token: config.env.EARSHOT_INGEST_TOKEN,
+        });
+        if (record.revoked_at)
+          logger.warn({ token: record.id }, 'EARSHOT_INGEST_TOKEN was revoked; it stays revoked');
+      }
     }
+    // The mcp role runs the API application in-process (without listening, unless the api role
+    // is here too): a tool call is a call of the REST operation it mirrors.
     app = await buildApp({
       logger,
       readiness,
@@ -239,7 +257,9 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         delivery: platform.delivery,
         analytics: platform.analytics,
         archive: { store: platform.archive, feed: platform.liveFeed },
-        ingest: { batches: batchIngest!, state: ingestState!, tokens: ingestTokens },
+        ...(batchIngest && ingestState
+          ? { ingest: { batches: batchIngest, state: ingestState, tokens: ingestTokens } }
+          : {}),
         search: {
           index: platform.search.searchIndex,
           catalog: platform.catalog,
@@ -248,12 +268,30 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
           semanticUnavailableReason: () => platform.search.unavailableReason(),
         },
       },
-      settings: apiSettings(config),
+      settings: { ...apiSettings(config), mcpUrl },
     });
-    url = await app.listen({ port: config.env.PORT, host: config.env.HOST });
-    demoKey = demoKeyOf(demo);
+    if (config.roles.has('api')) url = await app.listen({ port: config.env.PORT, host: config.env.HOST });
+    else await app.ready();
+    if (mcpServer) {
+      const settings = apiSettings(config);
+      mcp = await buildAgentToolServer(app, {
+        logger,
+        state: platform.state,
+        accounts: platform.accounts,
+        publicUrl: settings.publicUrl,
+        dashboardUrl: settings.dashboardUrl,
+        docsUrl: settings.docsUrl,
+        failedAuthPerMinute: config.env.RATE_LIMIT_FAILED_AUTH_PER_MINUTE,
+        server: mcpServer,
+      });
+      await mcp.ready();
+      logger.info({ mcpUrl, port: (mcpServer.address() as AddressInfo).port }, 'agent-tool server listening');
+    }
   }
-  logger.info({ roles: [...config.roles], url, startupMs: Date.now() - started }, 'earshot started');
+  logger.info(
+    { roles: [...config.roles], url, ...(mcpServer ? { mcpUrl } : {}), startupMs: Date.now() - started },
+    'earshot started',
+  );
   // Printed last, once /readyz would answer 200: where the API is, a key and a request to try.
   const stopBanner = url
     ? announceWhenReady({
@@ -272,10 +310,13 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     runners,
     app,
     url,
+    ...(mcpServer ? { mcpUrl } : {}),
     stop() {
       stopping ??= (async () => {
         clearInterval(maintenance);
         stopBanner?.();
+        await mcp?.close();
+        if (mcpServer) await new Promise<void>((resolve) => mcpServer.close(() => resolve()));
         await app?.close();
         await admin.close();
         await ingest?.stop();
@@ -289,4 +330,22 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       return stopping;
     },
   };
+}
+
+/** Binds `MCP_PORT`; a port in use stops the start with an error that says what to do. */
+async function bindMcpPort(config: Config): Promise<http.Server> {
+  const server = http.createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE')
+        reject(
+          new Error(
+            `MCP_PORT ${config.env.MCP_PORT} on ${config.env.HOST} is in use (8081 is also the schema registry's port when the real engines run here): set MCP_PORT to a free port, or start without the mcp role (--roles api,ingest,processors,projectors,senders)`,
+          ),
+        );
+      else reject(err);
+    });
+    server.listen(config.env.MCP_PORT, config.env.HOST, () => resolve());
+  });
+  return server;
 }

@@ -9,13 +9,16 @@ import type { ProcessorDefinition } from './consumer-runner.ts';
  */
 
 /** The roles a process runs (`EARSHOT_ROLES`, `earshot start --roles`). */
-export const ROLES = ['api', 'ingest', 'processors', 'projectors', 'senders'] as const;
+export const ROLES = ['api', 'mcp', 'ingest', 'processors', 'projectors', 'senders'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** The roles whose work is pipeline steps and timers (`api` serves HTTP, `ingest` runs the sources). */
-export type StepRole = Exclude<Role, 'api' | 'ingest'>;
+/**
+ * The roles whose work is pipeline steps and timers (`api` serves the REST API and dashboard,
+ * `mcp` the agent-tool server, `ingest` runs the sources).
+ */
+export type StepRole = Exclude<Role, 'api' | 'mcp' | 'ingest'>;
 export const STEP_ROLES: readonly StepRole[] = ROLES.filter(
-  (r): r is StepRole => r !== 'api' && r !== 'ingest',
+  (r): r is StepRole => r !== 'api' && r !== 'mcp' && r !== 'ingest',
 );
 
 /**

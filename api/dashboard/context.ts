@@ -11,8 +11,10 @@ import type { ApiKeyUsage } from '../../projections/state/api-key-usage.ts';
 import type { Memberships, Role } from '../../projections/state/memberships.ts';
 import type { LinkSigner, People } from '../../projections/state/people.ts';
 import type { Sessions } from '../../projections/state/sessions.ts';
+import type { ToolUsage } from '../../projections/state/tool-usage.ts';
 import { dashboardLink } from '../dashboard-paths.ts';
 import type { SafeHtml } from '../html.ts';
+import type { AgentAuth } from '../oauth/agent-auth.ts';
 import type { UsageCounter } from '../plugins/usage.ts';
 import type { View } from './layout.ts';
 import type { AccountMail } from './mails.ts';
@@ -67,6 +69,10 @@ export interface DashboardContext extends PeopleServices {
   entitySearch?: (q: string) => Promise<EntityHit[]>;
   /** Absent: the install from the dashboard is not configured. */
   chatOAuth?: ChatOAuthSettings;
+  /** OAuth for agent clients: the consent step and the grants people approved. */
+  agentAuth: AgentAuth;
+  /** Tool calls per project, tool and day (the agent-tool server counts them). */
+  toolUsage: ToolUsage;
   /** Signs the `state` of a team-chat install. */
   chatInstallLinks: LinkSigner;
   /** A webhook URL as the outbound guard reads it (canonical, or why it is refused). */

@@ -19,8 +19,10 @@ import {
 import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import type { Accounts } from '../../projections/state/accounts.ts';
 import type { LinkSigner } from '../../projections/state/people.ts';
+import type { ToolUsage } from '../../projections/state/tool-usage.ts';
 import { dashboardPaths } from '../dashboard-paths.ts';
 import { html, type SafeHtml } from '../html.ts';
+import type { AgentAuth } from '../oauth/agent-auth.ts';
 import type { UsageCounter } from '../plugins/usage.ts';
 import { ERROR_CODES, ProblemError } from '../problem.ts';
 import {
@@ -36,6 +38,7 @@ import {
 import { page, type View } from './layout.ts';
 import { AccountMail } from './mails.ts';
 import { accountPages } from './pages/account.ts';
+import { agentPages } from './pages/agents.ts';
 import { alertPages } from './pages/alerts.ts';
 import { chatPages } from './pages/chat.ts';
 import { deliveryPages } from './pages/deliveries.ts';
@@ -56,6 +59,8 @@ export interface DashboardOptions {
     alerting: AlertApiServices;
     catalog: CatalogReader;
     entitySearch?: (q: string) => Promise<EntityHit[]>;
+    agentAuth: AgentAuth;
+    toolUsage: ToolUsage;
   };
   /**
    * `{dashboard_url}` (public address of the pages), the API's public URL, and the per-key rate
@@ -136,7 +141,9 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
   }
 
   app.addHook('onSend', async (_request, reply, payload) => {
-    reply.headers(SECURITY_HEADERS);
+    // A page may narrow or extend one (the consent page lets its form lead on to the client).
+    for (const [name, value] of Object.entries(SECURITY_HEADERS))
+      if (!reply.hasHeader(name)) reply.header(name, value);
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     return payload;
   });
@@ -229,6 +236,7 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
   notificationEmailPages(app, ctx);
   alertPages(app, ctx);
   deliveryPages(app, ctx);
+  agentPages(app, ctx);
 
   // Expired sessions are deleted now and then (a visitor's lasts 2 hours).
   const sweep = setInterval(() => {

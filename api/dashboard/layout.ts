@@ -246,6 +246,7 @@ export function projectTabs(view: View, projectId: string, current: string): Saf
     ['Alerts', `/projects/${e}/alerts`],
     ['Webhooks', `/projects/${e}/webhooks`],
     ['Team chat', `/projects/${e}/chat`],
+    ['Agents', `/projects/${e}/agents`],
     ['Plan', `/projects/${e}/plan`],
   ];
   return html`<nav class="tabs" aria-label="Project"><ul>${tabs.map(

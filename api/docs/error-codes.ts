@@ -27,6 +27,12 @@ export const ERROR_CODE_GUIDES: Record<ErrorCode, ErrorCodeGuide> = {
     meaning: 'The API key was minted with an expiry that has passed.',
     action: 'Mint a new key for the project and replace the expired one.',
   },
+  invalid_token: {
+    meaning:
+      'An OAuth access token that is expired, revoked, issued for another resource or not issued here; or an OAuth access token sent to the REST API, which takes API keys only.',
+    action:
+      'On the agent-tool server: refresh the token (or authorize again). On the REST API: send an API key (see /auth.md).',
+  },
   invalid_ingest_token: {
     meaning: 'The ingest token is unknown or revoked. Ingest takes ingest tokens, never API keys.',
     action:

@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { type Accounts, isExpired, type Principal } from '../../projections/state/accounts.ts';
 import { dashboardLink, dashboardPaths } from '../dashboard-paths.ts';
+import { looksLikeJwt } from '../oauth/access-tokens.ts';
 import { problem } from '../problem.ts';
 
 declare module 'fastify' {
@@ -15,6 +17,34 @@ declare module 'fastify' {
 }
 
 const CACHE_MS = 5000;
+
+/**
+ * Calls this process makes to its own routes on a caller's behalf (the agent-tool server's tool
+ * calls): the caller was authenticated already, so the request carries a one-time token that
+ * stands for its principal instead of a credential. The token is 192 random bits, lives in this
+ * process's memory only until the request is authenticated, and works once.
+ */
+export class InProcessCalls {
+  static readonly HEADER = 'x-earshot-in-process-call';
+  private readonly pending = new Map<string, Principal>();
+
+  /** A token for one call as `principal`; `release` it when the call is over. */
+  admit(principal: Principal): string {
+    const token = randomBytes(24).toString('base64url');
+    this.pending.set(token, principal);
+    return token;
+  }
+
+  take(token: string): Principal | undefined {
+    const principal = this.pending.get(token);
+    this.pending.delete(token);
+    return principal;
+  }
+
+  release(token: string): void {
+    this.pending.delete(token);
+  }
+}
 
 /**
  * Who may call a route: `api_key` for `/v1` routes unless marked `public` (no credential) or
@@ -64,79 +94,104 @@ export function presentedCredential(request: FastifyRequest): { key: string; via
  * state store takes effect here within the cache time. An expiry takes effect at once: it is
  * checked on every request.
  */
-export const authenticationPlugin = fp<{ accounts: Accounts; dashboardUrl: string }>(
-  async (app: FastifyInstance, { accounts, dashboardUrl }) => {
-    const cache = new Map<string, { principal?: Principal; until: number }>();
-    const touched = new Map<string, number>();
-    let revocations = 0;
+export const authenticationPlugin = fp<{
+  accounts: Accounts;
+  dashboardUrl: string;
+  inProcess: InProcessCalls;
+}>(async (app: FastifyInstance, { accounts, dashboardUrl, inProcess }) => {
+  const cache = new Map<string, { principal?: Principal; until: number }>();
+  const touched = new Map<string, number>();
+  let revocations = 0;
 
-    async function lookup(key: string): Promise<Principal | undefined> {
-      const now = Date.now();
-      const hit = cache.get(key);
-      if (hit && hit.until > now) return hit.principal;
-      const seen = revocations;
-      const principal = await accounts.authenticate(key);
-      if (cache.size > 10_000) cache.clear();
-      // A lookup that a revocation overtook may have read the key as live: not cached.
-      if (seen === revocations) cache.set(key, { principal, until: now + CACHE_MS });
-      return principal;
+  async function lookup(key: string): Promise<Principal | undefined> {
+    const now = Date.now();
+    const hit = cache.get(key);
+    if (hit && hit.until > now) return hit.principal;
+    const seen = revocations;
+    const principal = await accounts.authenticate(key);
+    if (cache.size > 10_000) cache.clear();
+    // A lookup that a revocation overtook may have read the key as live: not cached.
+    if (seen === revocations) cache.set(key, { principal, until: now + CACHE_MS });
+    return principal;
+  }
+
+  // A key revoked in this process (dashboard, operator CLI through the admin socket) is
+  // refused from the next request on, not after the cache's few seconds.
+  const stop = accounts.onRevoked((keyId) => {
+    revocations++;
+    for (const [key, hit] of cache) if (hit.principal?.keyId === keyId) cache.delete(key);
+  });
+  app.addHook('onClose', async () => stop());
+
+  app.decorateRequest('principal', undefined);
+  app.addHook('onRequest', async (request) => {
+    if (accessOf(request) !== 'api_key') return;
+    const call = request.headers[InProcessCalls.HEADER];
+    if (typeof call === 'string') {
+      const caller = inProcess.take(call);
+      if (!caller) throw problem('authentication_required', 'This call is not one this process made.');
+      request.principal = caller;
+      return;
     }
-
-    // A key revoked in this process (dashboard, operator CLI through the admin socket) is
-    // refused from the next request on, not after the cache's few seconds.
-    const stop = accounts.onRevoked((keyId) => {
-      revocations++;
-      for (const [key, hit] of cache) if (hit.principal?.keyId === keyId) cache.delete(key);
-    });
-    app.addHook('onClose', async () => stop());
-
-    app.decorateRequest('principal', undefined);
-    app.addHook('onRequest', async (request) => {
-      if (accessOf(request) !== 'api_key') return;
-      const credential = presentedCredential(request);
-      if (!credential) {
-        throw problem('authentication_required', 'Send your API key in the X-API-Key header.', {
-          errors: [{ location: 'header.x-api-key', message: 'is required' }],
-          headers: { 'www-authenticate': 'Bearer realm="earshot"' },
+    const credential = presentedCredential(request);
+    if (!credential) {
+      throw problem('authentication_required', 'Send your API key in the X-API-Key header.', {
+        errors: [{ location: 'header.x-api-key', message: 'is required' }],
+        headers: { 'www-authenticate': 'Bearer realm="earshot"' },
+        resolve: {
+          message:
+            'Sign up or sign in to the dashboard, mint a key for your project, and send it as X-API-Key, Authorization: Bearer, or ?api-key=.',
+          action: 'provide_api_key',
+          url: dashboardLink(dashboardUrl, dashboardPaths.signIn()),
+        },
+      });
+    }
+    // OAuth access tokens are for the agent-tool server only; the REST API takes API keys.
+    if (looksLikeJwt(credential.key)) {
+      throw problem(
+        'invalid_token',
+        'OAuth access tokens are accepted only by the agent-tool server; the REST API takes API keys.',
+        {
+          errors: [{ location: credential.via, message: 'is an OAuth access token, not an API key' }],
+          headers: { 'www-authenticate': 'Bearer realm="earshot", error="invalid_token"' },
           resolve: {
-            message:
-              'Sign up or sign in to the dashboard, mint a key for your project, and send it as X-API-Key, Authorization: Bearer, or ?api-key=.',
+            message: "Send an API key of the project (X-API-Key); mint one on the project's keys page.",
             action: 'provide_api_key',
             url: dashboardLink(dashboardUrl, dashboardPaths.signIn()),
           },
-        });
-      }
-      const principal = await lookup(credential.key);
-      if (!principal) {
-        throw problem('invalid_api_key', 'The API key is unknown or has been revoked.', {
-          errors: [{ location: credential.via, message: 'is not a valid API key' }],
-          headers: { 'www-authenticate': 'Bearer realm="earshot", error="invalid_token"' },
-        });
-      }
-      // Checked on every request, cached or not: a key stops working the moment it expires.
-      if (isExpired(principal)) {
-        throw problem('api_key_expired', `The API key expired at ${principal.expiresAt!.toISOString()}.`, {
-          errors: [{ location: credential.via, message: 'has expired' }],
-          headers: { 'www-authenticate': 'Bearer realm="earshot", error="invalid_token"' },
-          resolve: {
-            message:
-              "Send a key that has not expired; mint a new one on the project's keys page in the dashboard.",
-            action: 'provide_api_key',
-            url: dashboardLink(dashboardUrl, dashboardPaths.keys(principal.project.id)),
-          },
-        });
-      }
-      request.principal = principal;
-      const last = touched.get(principal.keyId) ?? 0;
-      if (Date.now() - last > 60_000) {
-        touched.set(principal.keyId, Date.now());
-        accounts
-          .touchApiKey(principal.keyId)
-          .catch((err) => request.log.warn({ err }, 'could not record key use'));
-      }
-    });
-  },
-);
+        },
+      );
+    }
+    const principal = await lookup(credential.key);
+    if (!principal) {
+      throw problem('invalid_api_key', 'The API key is unknown or has been revoked.', {
+        errors: [{ location: credential.via, message: 'is not a valid API key' }],
+        headers: { 'www-authenticate': 'Bearer realm="earshot", error="invalid_token"' },
+      });
+    }
+    // Checked on every request, cached or not: a key stops working the moment it expires.
+    if (isExpired(principal)) {
+      throw problem('api_key_expired', `The API key expired at ${principal.expiresAt!.toISOString()}.`, {
+        errors: [{ location: credential.via, message: 'has expired' }],
+        headers: { 'www-authenticate': 'Bearer realm="earshot", error="invalid_token"' },
+        resolve: {
+          message:
+            "Send a key that has not expired; mint a new one on the project's keys page in the dashboard.",
+          action: 'provide_api_key',
+          url: dashboardLink(dashboardUrl, dashboardPaths.keys(principal.project.id)),
+        },
+      });
+    }
+    request.principal = principal;
+    const last = touched.get(principal.keyId) ?? 0;
+    if (Date.now() - last > 60_000) {
+      touched.set(principal.keyId, Date.now());
+      accounts
+        .touchApiKey(principal.keyId)
+        .catch((err) => request.log.warn({ err }, 'could not record key use'));
+    }
+  });
+});
 
 /** The verified principal of a request on an authenticated route. */
 export function principalOf(request: FastifyRequest): Principal {

@@ -1,11 +1,9 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { dashboardLink, dashboardPaths } from '../dashboard-paths.ts';
+import { authGuide } from '../docs/auth-guide.ts';
 import { routeAccess } from './authentication.ts';
 import {
   constrainBody,
@@ -39,7 +37,6 @@ declare module 'fastify' {
 }
 
 export const API_VERSION = '0.1.0';
-const DOCS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '../docs');
 
 /** `/v1/alerts/:id` → `/v1/alerts/{id}` */
 function openapiPath(url: string): string {
@@ -60,7 +57,7 @@ interface OperationInfo {
  * OpenAPI 3.1 generated from the route schemas (`GET /openapi.json`), an interactive reference
  * at `/docs`, the authentication guide at `/auth.md` and an LLM-readable index at `/llms.txt`.
  */
-export const openapiPlugin = fp<{ publicUrl: string; docsUrl: string; dashboardUrl: string }>(
+export const openapiPlugin = fp<{ publicUrl: string; docsUrl: string; dashboardUrl: string; mcpUrl: string }>(
   async (app: FastifyInstance, opts) => {
     const operations: OperationInfo[] = [];
     app.addHook('onRoute', (route) => {
@@ -150,15 +147,9 @@ export const openapiPlugin = fp<{ publicUrl: string; docsUrl: string; dashboardU
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-    const authGuide = fs.readFileSync(path.join(DOCS_DIR, 'auth.md'), 'utf8');
+    const guide = authGuide(opts);
     app.get('/auth.md', { schema: { hide: true } }, async (_req, reply) =>
-      reply
-        .type('text/markdown; charset=utf-8')
-        .send(
-          authGuide
-            .replaceAll('{base_url}', opts.publicUrl)
-            .replaceAll('{dashboard_url}', opts.dashboardUrl.replace(/\/$/, '')),
-        ),
+      reply.type('text/markdown; charset=utf-8').send(guide),
     );
 
     app.get('/llms.txt', { schema: { hide: true } }, async (_req, reply) => {
@@ -170,7 +161,8 @@ export const openapiPlugin = fp<{ publicUrl: string; docsUrl: string; dashboardU
         '## Docs',
         '',
         `- [OpenAPI document](${opts.publicUrl}/openapi.json): every endpoint, parameter and response schema`,
-        `- [Authentication](${opts.publicUrl}/auth.md): API keys, errors, rate limits`,
+        `- [Authentication](${opts.publicUrl}/auth.md): API keys, OAuth for agents, errors, rate limits`,
+        `- [Agent-tool server](${opts.mcpUrl}): Model Context Protocol (Streamable HTTP), the same data as tools`,
         `- [Interactive reference](${opts.publicUrl}/docs)`,
         '',
         '## Dashboard',

@@ -79,7 +79,9 @@ export class UsageCounter {
 /** Counts each authenticated request's key (see UsageCounter); flushes when the server closes. */
 export const usagePlugin = fp<{ counter: UsageCounter }>(async (app: FastifyInstance, { counter }) => {
   app.addHook('onResponse', async (request, reply) => {
-    if (request.principal) counter.count(request.principal.keyId, reply.statusCode === 429);
+    // Per API key; calls under an OAuth grant are counted per tool by the agent-tool server.
+    if (request.principal && !request.principal.grantId)
+      counter.count(request.principal.keyId, reply.statusCode === 429);
   });
   app.addHook('onClose', async () => counter.close());
 });

@@ -68,6 +68,8 @@ const TranscriptResponse = Type.Object({
   episode: EpisodeReference,
   language: Type.String(),
   lines: Type.Array(TranscriptLine),
+  has_more: Type.Boolean({ description: 'false when `lines` holds the rest of the transcript' }),
+  cursor: Type.Optional(Type.String()),
 });
 
 const MentionLine = Type.Object({
@@ -260,22 +262,31 @@ export const episodeRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
       schema: {
         tags: ['transcripts'],
         summary: 'The diarized, speaker-identified transcript of one episode',
+        description:
+          'Every line when `limit` is omitted; with `limit`, a page of lines in order and a cursor to the next.',
         params: IdParams,
+        querystring: Type.Object(pageQueryAll(1000)),
         response: withProblems({ 200: TranscriptResponse }),
       },
     },
     async (request) => {
       const { episode, podcast } = await resolveEpisode(request.params.id);
-      const [lines, speakers] = await Promise.all([
+      const [all, speakers] = await Promise.all([
         episodes.transcript(episode.id),
         episodes.speakers([episode.id]),
       ]);
-      if (lines.length === 0)
+      if (all.length === 0)
         throw notFound('path.id', 'this episode has no transcript yet', request.params.id);
+      const endpoint = `transcript:${episode.id}`;
+      const offset = app.cursors.decode(endpoint, request.query.cursor, Position.offset()) ?? 0;
+      const end = request.query.limit === undefined ? all.length : offset + request.query.limit;
+      const lines = all.slice(offset, end);
       const byLabel = new Map(speakers.map((s) => [s.label, s]));
       return {
         episode: episodeReference(episode, podcast),
-        language: lines[0]!.language,
+        language: all[0]!.language,
+        has_more: end < all.length,
+        ...(end < all.length ? { cursor: app.cursors.encode(endpoint, end) } : {}),
         lines: lines.map((l) => {
           const s = byLabel.get(l.speaker);
           return {

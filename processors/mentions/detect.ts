@@ -9,6 +9,7 @@ import { Disambiguator, type Placed, partOfAnotherName } from './disambiguate.ts
 import type { AliasEntry, AliasMatch, Gazetteer } from './gazetteer.ts';
 import { cachedStem, LineView } from './line-view.ts';
 import { type Token, tokenize } from './tokenize.ts';
+import { mayBeVerb, usedAsVerb } from './verb-use.ts';
 
 /**
  * Mention detection: links transcript lines to entities with the alias automaton.
@@ -16,7 +17,8 @@ import { type Token, tokenize } from './tokenize.ts';
  * 1. Every line is tokenised and matched against the automaton (leftmost-longest, case rules;
  *    known variants and, for multi-word person names, phonetic matches included).
  * 2. A match naming one entity through a distinctive alias is accepted outright, unless a
- *    one-word alias of a person sits inside another capitalised name ("Rahul Gandhi").
+ *    one-word alias of a person sits inside another capitalised name ("Rahul Gandhi") or a
+ *    brand is said as a verb ("to Google him", verb-use.ts).
  * 3. Everything else — an alias that is also everyday language ("Apple", "Congress",
  *    "partition"), an alias several entities share, an all-caps alias in a line without
  *    capitals — is scored per candidate entity from its sentence, its neighbourhood, the
@@ -32,7 +34,7 @@ import { type Token, tokenize } from './tokenize.ts';
  * Every mention keeps the text as written (`variant`), the catalog form that matched
  * (`matched`) and how (`match`: name, alias, …, variant, phonetic).
  */
-export const DETECTOR_VERSION = 'alias-automaton-2';
+export const DETECTOR_VERSION = 'alias-automaton-3';
 export const ON_TARGET_MIN_LINES = 3;
 
 type Mention = MentionsDetected['mentions'][number];
@@ -106,6 +108,12 @@ export function findMentions(
         continue;
       }
       if (partOfAnotherName(toks, match, entry.person, view, i)) continue;
+      if (
+        !entry.person &&
+        mayBeVerb(toks, match.start, match.end) &&
+        usedAsVerb(view(i), match.start, match.end)
+      )
+        continue;
       accepted.push({ line: i, match, entityId: entry.entityId, entry });
     }
   }

@@ -15,14 +15,16 @@ import { type Cue, type Ref, readCues } from './cues.ts';
  *   +1.5  the person is addressed at the end of the turn before the label speaks (+0.5 in the
  *         middle of it), +1 addressed at the start of the turn after it
  *   −1    the label addresses the person (nobody talks to themselves)
- *   −1    the label is a diarizer's leftover ("Unknown"), for anyone
+ *   −2    the label is a diarizer's leftover ("Unknown" speaking under 5 % of the words), for
+ *         anyone: a single hand-off right before it (the jingle after an introduction) is not enough
  *
  * Who can be in the room: the podcast's hosts, the people the episode credits, and people who
  * introduce themselves, are handed over to, or name a label — never someone who is only talked
  * about. Labels and people are matched strongest first, one to one; an assignment needs a score of
  * at least `MIN_SCORE`, and carries a confidence that grows with it. Then the credits fill gaps: a
  * host not placed by the dialogue takes the busiest label left (if nothing speaks against it),
- * and a single credited guest left takes a single substantial label left.
+ * and a single credited guest left takes a single substantial label left, or, among several the
+ * dialogue cannot tell apart, the one that speaks twice the words of any other.
  */
 type Role = SpeakersIdentified['speakers'][number]['role'];
 
@@ -36,7 +38,7 @@ const WEIGHT = {
   prev: 1,
   addressed: -1,
   mentioned: -0.25,
-  leftover: -1.5,
+  leftover: -2,
 };
 /** Evidence that counts once or twice at most; the rest grows with the log of its count. */
 const ONCE = new Set<keyof typeof WEIGHT>(['label', 'leftover']);
@@ -53,9 +55,13 @@ function amount(kind: keyof typeof WEIGHT, n: number): number {
 /**
  * A single credited guest left with a single label left takes it unless the label speaks against
  * it: named in passing up to four times is tolerated (merged turns carry the host's words about
- * the guest), more is not.
+ * the guest), more is not — unless those names are rare in what the label says (`STORY_RATE`).
  */
 const LONE_FLOOR = -1;
+/** Passing names per 1,000 words of a label that a storyteller's reported speech explains. */
+const STORY_RATE = 2;
+/** A label that speaks this many times the words of every other label left is the voice. */
+const DOMINANT = 2;
 /** A label speaking less than this share of the words is not a person's only label. */
 const SUBSTANTIAL = 0.05;
 
@@ -163,9 +169,24 @@ export function assignSpeakers(input: AssignInput): AssignResult {
     const e = input.entity(id);
     if (e) add(id, e.name, 'HOST', true);
   }
+  // A credit whose name several catalog people share (one's name, the others' alias: a guest
+  // and the historical figure of the same name) credits the one whose name it is.
+  const byName = (name: string): string | null => {
+    const tokens = tokenize(name);
+    const want = fold(name).toLowerCase().trim();
+    for (const m of gazetteer.match(tokens)) {
+      if (m.start !== 0 || m.end !== tokens.length) continue;
+      const named = [...new Set(m.entries.map((e) => e.entityId))].filter((id) => {
+        const e = input.entity(id);
+        return e?.kind === 'PERSON' && fold(e.name).toLowerCase().trim() === want;
+      });
+      if (named.length === 1) return named[0]!;
+    }
+    return null;
+  };
   for (const p of input.credits) {
     const found = personIn(tokenize(p.name));
-    const id = found.length === 1 ? found[0]!.id : null;
+    const id = found.length === 1 ? found[0]!.id : byName(p.name);
     add(id, id ? input.entity(id)!.name : p.name, p.role, true);
   }
 
@@ -315,6 +336,16 @@ export function assignSpeakers(input: AssignInput): AssignResult {
     assigned.set(left[0]!, { cand: host, score: 0, confidence: 0.55 });
     taken.add(host.key);
   }
+  // A guest telling stories quotes others calling them by name ("Ravi said, Ambi, you should…"):
+  // passing names that are rare in a label's speech (at most STORY_RATE per 1,000 words) do not
+  // speak against its being that guest.
+  const asTeller = (label: string, key: string) => {
+    const cell = score.get(label)?.get(key);
+    if (!cell) return 0;
+    const passing = cell.counts.get('mentioned') ?? 0;
+    const rate = (passing * 1000) / Math.max(1, words.get(label) ?? 0);
+    return rate <= STORY_RATE ? cell.total - WEIGHT.mentioned * passing : cell.total;
+  };
   // Credited people left and substantial labels left are matched as a whole: the pairing with the
   // most evidence wins when it beats every other pairing by `MIN_SCORE` ("Guest 1 keeps talking
   // about Gideon, so Guest 1 is Prem"), or when there is one of each and nothing speaks against it.
@@ -334,7 +365,7 @@ export function assignSpeakers(input: AssignInput): AssignResult {
     const [best, second] = full;
     const lone = guestsLeft.length === 1 && labelsLeft.length === 1;
     const margin = best ? best.v - (second?.v ?? 0) : 0;
-    if (best && (lone ? best.v >= LONE_FLOOR : margin >= MIN_SCORE)) {
+    if (best && (lone ? asTeller(labelsLeft[0]!, guestsLeft[0]!.key) >= LONE_FLOOR : margin >= MIN_SCORE)) {
       best.m.forEach((l, g) => {
         if (l < 0) return;
         const cand = guestsLeft[g]!;
@@ -346,6 +377,20 @@ export function assignSpeakers(input: AssignInput): AssignResult {
         });
         taken.add(cand.key);
       });
+    } else if (guestsLeft.length === 1 && labelsLeft.length > 1) {
+      // One credited guest and several labels the dialogue cannot tell apart: an interview's
+      // guest is the voice that speaks most, when it clearly does (twice the words of any other
+      // label left), nothing there speaks against them, and no other label has clearly more for
+      // them (by `MIN_SCORE`).
+      const guest = guestsLeft[0]!;
+      const byWords = [...labelsLeft].sort((a, b) => (words.get(b) ?? 0) - (words.get(a) ?? 0));
+      const [top, next] = byWords as [string, string];
+      const clearly = (words.get(top) ?? 0) >= DOMINANT * (words.get(next) ?? 0);
+      const here = asTeller(top, guest.key);
+      if (clearly && here >= LONE_FLOOR && labelsLeft.every((l) => cellOf(l, guest.key) - here < MIN_SCORE)) {
+        assigned.set(top, { cand: guest, score: here, confidence: 0.5 });
+        taken.add(guest.key);
+      }
     }
   }
 

@@ -51,7 +51,10 @@ export type Entitlement = (typeof ENTITLEMENTS)[number];
 
 /** Who a request acts as once its API key is verified. */
 export interface Principal {
+  /** The API key; for an OAuth grant (agent-tool server only), the grant's id. */
   keyId: string;
+  /** Set when the caller is an agent acting under an OAuth grant (not an API key). */
+  grantId?: string;
   project: Project;
   plan: Plan;
   /** The project's entitlements (read with the key: a grant or revoke shows within the key cache's time). */

@@ -138,6 +138,7 @@ export async function runAlertsServiceBench(
       EARSHOT_DEMO: 'off',
       EARSHOT_EMBEDDINGS_FETCH: 'off',
       PORT: 0,
+      MCP_PORT: 0,
       LOG_LEVEL: 'silent',
       EARSHOT_OUTBOUND_ALLOWLIST: '127.0.0.1/32',
     },

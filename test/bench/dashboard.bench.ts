@@ -134,6 +134,7 @@ export const dashboardBench: Bench = {
           ...env,
           HOST: '127.0.0.1',
           PORT: String(port),
+          MCP_PORT: '0',
           EARSHOT_DEMO: 'on',
           EARSHOT_EMBEDDINGS_FETCH: 'off',
           SMTP_URL: smtp.url,

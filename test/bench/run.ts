@@ -13,6 +13,7 @@ import { clusterBench } from './cluster.bench.ts';
 import { dashboardBench } from './dashboard.bench.ts';
 import { eventLogBench } from './event-log.bench.ts';
 import { ingestBench } from './ingest.bench.ts';
+import { mcpBench } from './mcp.bench.ts';
 import { mentionsBench, speakersBench } from './mentions.bench.ts';
 import { realSpeechBench } from './real-speech.bench.ts';
 import { searchLatencyBench } from './search-latency.bench.ts';
@@ -25,6 +26,7 @@ export const BENCHES: Bench[] = [
   eventLogBench,
   apiBench,
   dashboardBench,
+  mcpBench,
   analyticsBench,
   alertsMatcherBench,
   webhookSenderBench,

@@ -144,6 +144,7 @@ export const streamsBench: Bench = {
         EARSHOT_DEMO: 'off',
         EARSHOT_EMBEDDINGS_FETCH: 'off',
         PORT: 0,
+        MCP_PORT: 0,
         LOG_LEVEL: 'silent',
         EARSHOT_BOOTSTRAP_API_KEY: KEY,
         EARSHOT_STREAMS_PER_KEY: LIVE_CLIENTS + 10,

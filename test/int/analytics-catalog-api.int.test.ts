@@ -630,6 +630,21 @@ describe('catalog, advertising, ranking, bias, episode and transcript reads', ()
         l.text,
       ]),
     ).toEqual(transcript.lines.map((l) => [l.number, l.speaker, l.text]));
+    expect(t.body.has_more).toBe(false);
+    // Paged with limit: every line once, in order, then has_more false and no cursor.
+    const paged: number[] = [];
+    let lineCursor: string | undefined;
+    do {
+      const page = await get(
+        `/v1/podcasts/episodes/${episode.id}/transcript?${qs({ limit: 3, cursor: lineCursor })}`,
+      );
+      expect(page.status).toBe(200);
+      expect(page.body.lines.length).toBeLessThanOrEqual(3);
+      paged.push(...page.body.lines.map((l: { number: number }) => l.number));
+      lineCursor = page.body.cursor;
+      expect(page.body.has_more).toBe(lineCursor !== undefined);
+    } while (lineCursor);
+    expect(paged).toEqual(transcript.lines.map((l) => l.number));
 
     const entities: { entity: { id: string }; lines: { number: number; text: string }[] }[] = [];
     let cursor: string | undefined;

@@ -21,6 +21,8 @@ export async function spawnEarshot(args: string[], env: Record<string, string | 
       ...process.env,
       HOST: '127.0.0.1',
       PORT: String(port),
+      // The agent-tool server on a free port too (8081, its default, is the schema registry's).
+      MCP_PORT: '0',
       LOG_LEVEL: 'info',
       EARSHOT_EMBEDDINGS_FETCH: 'off',
       XDG_CACHE_HOME: path.join(tmpdir(), `earshot-test-no-cache-${process.pid}`),

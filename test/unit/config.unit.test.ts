@@ -8,7 +8,7 @@ describe('configuration', () => {
     expect(cfg.dataDir).toBe(path.resolve('data'));
     expect(cfg.env.PORT).toBe(8080);
     expect(cfg.env.KAFKA_BROKERS).toBeUndefined();
-    expect([...cfg.roles].sort()).toEqual(['api', 'ingest', 'processors', 'projectors', 'senders']);
+    expect([...cfg.roles].sort()).toEqual(['api', 'ingest', 'mcp', 'processors', 'projectors', 'senders']);
   });
 
   it('reads and converts values', () => {

@@ -114,6 +114,23 @@ describe('case 2: disambiguation per alias', () => {
     ]);
   });
 
+  it('does not take a brand said as a verb: "to Google him", "you can google it"', () => {
+    const google = entity('google', 'COMPANY', 'Google');
+    const t = transcriptOf(
+      'He is a futurist, and I urge you to Google him and read his essays.',
+      'There is a story about it, you can google it.',
+      'I do not know what that is. I will have to Google it to find out.',
+      'The talent went from Yahoo to Google, and from Amazon to Google it was the same story.',
+      'He sold his firm to Google. Google bought it for the maps.',
+    );
+    expect(found(t, gazetteer(google))).toEqual([
+      [4, 'google', 'Google'],
+      [4, 'google', 'Google'],
+      [5, 'google', 'Google'],
+      [5, 'google', 'Google'],
+    ]);
+  });
+
   it('lets entities named together support each other: "Apple, Amazon, Microsoft"', () => {
     const t = transcriptOf(
       'The big firms of the last twenty years, Apple, Amazon, Microsoft, all started in a garage somewhere.',
@@ -154,12 +171,51 @@ describe('case 2: disambiguation per alias', () => {
     ]);
   });
 
+  it('reads a transcript written all in lower case by vocabulary and company, not by capitals', () => {
+    // No line has a capital, so "congress" and "amazon" written small say nothing either way:
+    // the party's vocabulary ("party", "election"), the firms named beside it and the sentence
+    // decide; the ordinary uses stay out.
+    const t = transcriptOf(
+      'the congress party lost the election badly and the bjp swept the north',
+      'firms like google and amazon and microsoft changed how we shop and work',
+      'we walked along the river and picked an apple from the tree by the water',
+      'there was a congress of doctors in the city that week, hundreds of them in one hall',
+      'honestly i deleted my facebook account years ago',
+    );
+    const google = entity('google', 'COMPANY', 'Google');
+    expect(found(t, gazetteer(inc, amazon, apple, microsoft, google, meta), ['politics'])).toEqual([
+      [1, 'inc', 'congress'],
+      [2, 'google', 'google'],
+      [2, 'amazon', 'amazon'],
+      [2, 'microsoft', 'microsoft'],
+      [5, 'meta', 'facebook'],
+    ]);
+  });
+
   it('keeps a surname that belongs to someone else out: "Rahul Gandhi", "Frontier Gandhi"', () => {
     const t = transcriptOf(
       'Rahul Gandhi spoke at the rally, and nobody quite knew what to make of it.',
       'He was called Frontier Gandhi. It did not come from Gandhi, it came from within.',
     );
     expect(found(t, gazetteer(gandhi))).toEqual([[2, 'gandhi', 'Gandhi']]);
+  });
+
+  it('labels an entity on_target by the mentions the evidence accepts, in any case', () => {
+    // A distinctive alias written small on three lines is on target; an ambiguous alias that the
+    // evidence accepts once is incidental, and its ordinary uses do not add up to three.
+    const t = transcriptOf(
+      'i spend too long on facebook every evening, it is a problem.',
+      'My kids are on facebook too, and on Instagram, which they own.',
+      'So we all agreed to leave facebook for a month, as an experiment.',
+      'Apple makes the iPhone, and the App Store takes its cut of every sale.',
+      'An apple a day, they say.',
+      'She cut the apple in half and gave me the bigger piece.',
+    );
+    const { entities } = detectMentions(t, facts(), gazetteer(meta, apple), 0);
+    expect(entities.map((e) => [e.entity_id, e.relevance, e.mention_count])).toEqual([
+      ['meta', 'on_target', 3],
+      ['apple', 'incidental', 1],
+    ]);
   });
 
   it('counts only accepted mentions for on_target: rejected ordinary words do not make an entity relevant', () => {

@@ -55,6 +55,12 @@ function transcript(...rows: [string, string][]): Transcript {
   };
 }
 
+/** A turn of about 13·n words that names nobody. */
+const long = (n: number) =>
+  Array.from({ length: n }, () => 'the land laws were written for a different country and it shows').join(
+    ', and ',
+  ) + '.';
+
 const identify = (t: Transcript, guests: string[]) =>
   Object.fromEntries(
     identifySpeakers(
@@ -156,6 +162,131 @@ describe('case 1: speaker identification that reads sentences', () => {
       'Guest 1': ['karthik', 'GUEST'],
       'Guest 2': ['pavan', 'GUEST'],
     });
+  });
+
+  it('takes a self-introduction as the speaker’s name, not a sentence that only starts like one', () => {
+    // Nobody credited but the host, generic labels and no hand-off: only what each label says of
+    // itself puts the guests in the room and tells them apart. "I am Karthik Shashidhar fan" does not end its clause at the
+    // name, and "if I were Pavan Srinath" is a supposition: neither introduces anyone.
+    const t = transcript(
+      ['Amit Varma', 'Welcome back to the show, where today we talk about land.'],
+      ['Guest 1', 'Hi, this is Karthik Shashidhar. Thanks for having me back on the show.'],
+      [
+        'Guest 2',
+        'Thanks. I am Karthik Shashidhar fan, honestly, and if I were Pavan Srinath I would say so too. ' +
+          "So, I'm Pavan Srinath.",
+      ],
+      ['Guest 1', 'And the land laws go back to the fifties, which is where it starts.'],
+      ['Guest 2', 'They do, and it shows.'],
+    );
+    expect(identify(t, [])).toEqual({
+      'Amit Varma': ['amit', 'HOST'],
+      'Guest 1': ['karthik', 'GUEST'],
+      'Guest 2': ['pavan', 'GUEST'],
+    });
+    // The same supposition and fandom alone, with one label speaking them: nobody introduced.
+    const none = transcript(
+      ['Amit Varma', 'Welcome back to the show.'],
+      ['SPEAKER_1', 'I am Karthik Shashidhar fan, honestly. And if I were Pavan Srinath I would say so.'],
+      ['SPEAKER_2', 'Fair enough.'],
+    );
+    const got = identifySpeakers(
+      none,
+      { episode: { ...episode, people: [] }, podcast, adReads: [] },
+      deps,
+    ).speakers.map((s) => [s.label, s.person_id]);
+    expect(got).toEqual([
+      ['Amit Varma', 'amit'],
+      ['SPEAKER_1', null],
+      ['SPEAKER_2', null],
+    ]);
+  });
+
+  it('gives a lone credited guest the voice that clearly speaks most when the dialogue cannot tell', () => {
+    // The host's introduction is followed by the jingle's label ("Unknown", a few words): a
+    // hand-off right before a diarizer's leftover is not enough to name it. Of the two voices
+    // left, one speaks more than twice the words of the other.
+    const t = transcript(
+      ['Amit Varma', 'Welcome to the show. My guest today is Pavan Srinath.'],
+      ['Unknown', 'Music.'],
+      ['Guest', `Thanks. ${long(30)}`],
+      ['Amit Varma', 'Why is that?'],
+      ['Guest', long(30)],
+      ['Unknown', 'Ad break. Music.'],
+      ['Amit Varma', 'And then?'],
+      ['Guest', long(30)],
+      ['Other', `Yes, ${long(20)}`],
+    );
+    expect(identify(t, ['Pavan Srinath'])).toEqual({
+      'Amit Varma': ['amit', 'HOST'],
+      Unknown: [null, 'GUEST'],
+      Guest: ['pavan', 'GUEST'],
+      Other: [null, 'GUEST'],
+    });
+    // Two voices of about the same size and nothing to tell them apart: neither.
+    const even = transcript(
+      ['Amit Varma', 'Welcome back to the show, where today we talk about land.'],
+      ['Guest', long(20)],
+      ['Other', long(15)],
+      ['Amit Varma', 'Interesting.'],
+    );
+    expect(identify(even, ['Pavan Srinath'])).toMatchObject({
+      Guest: [null, 'GUEST'],
+      Other: [null, 'GUEST'],
+    });
+  });
+
+  it('does not hold a storyteller’s reported speech against him: "Ravi said, Pavan, you should…"', () => {
+    // The only voice left quotes people calling him by his name, seven times in about 3,000
+    // words: rare in all he says, so it is not evidence that he is someone else. (A label that
+    // keeps naming the guest in short turns still is: see the confidence test below.)
+    const t = transcript(
+      ['Amit Varma', 'Welcome back to the show.'],
+      ['Guest', `Thanks. My father said, Pavan, read. ${long(80)} And my teacher said, Pavan, write.`],
+      ['Amit Varma', 'Why is that?'],
+      ['Guest', `My editor said, Pavan, write it down. ${long(80)} And I said to her, no.`],
+      ['Amit Varma', 'And then?'],
+      ['Guest', `Then Ravi told me, Pavan, you are wrong. ${long(80)} Pavan, he said, go home.`],
+    );
+    expect(identify(t, ['Pavan Srinath'])).toEqual({
+      'Amit Varma': ['amit', 'HOST'],
+      Guest: ['pavan', 'GUEST'],
+    });
+  });
+
+  it('credits the person whose name the credit is when another shares it as an alias', () => {
+    // A guest and the historical figure of the same name: the credit "Jayant Rao" is the guest's
+    // catalog name and only an alias of the other.
+    const guestRao = person('rao', 'Jayant Rao');
+    const oldRao = person('rao-1902', 'Jayant Rao (1902-1979)', { aliases: ['Jayant Rao'] });
+    const cast = new Map([amit, guestRao, oldRao].map((e) => [e.id, e]));
+    const g = new Gazetteer();
+    for (const e of cast.values()) g.add(e);
+    const t = transcript(
+      ['Amit Varma', 'Welcome back to the show. Today we talk about the reform of the states.'],
+      ['Guest', long(10)],
+      ['Amit Varma', 'Go on.'],
+      ['Guest', long(10)],
+    );
+    const got = identifySpeakers(
+      t,
+      {
+        episode: {
+          ...episode,
+          people: [
+            { name: 'Amit Varma', role: 'host' },
+            { name: 'Jayant Rao', role: 'guest' },
+          ],
+        },
+        podcast,
+        adReads: [],
+      },
+      { gazetteer: g, entity: (id: string) => cast.get(id), identifiedAt: 0 },
+    ).speakers.map((x) => [x.label, x.person_id, x.role]);
+    expect(got).toEqual([
+      ['Amit Varma', 'amit', 'HOST'],
+      ['Guest', 'rao', 'GUEST'],
+    ]);
   });
 
   it('names a caller only with a name: not "And" or "So"', () => {

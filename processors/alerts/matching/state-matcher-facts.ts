@@ -16,7 +16,7 @@ interface Loaded {
 }
 
 /**
- * The matcher's episode facts in the state store (tables of schemas/postgres/012), for a matcher
+ * The matcher's episode facts in the state store (tables of schemas/postgres/013), for a matcher
  * that runs as several members of its consumer group. The group is co-partitioned (partition p of
  * every input topic to one member), so one member at a time updates an episode; when partitions
  * move, the new member reads what the old one recorded. Each episode carries a version: a write

@@ -1,0 +1,222 @@
+import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { protectedResourceMetadata } from '../oauth/routes.ts';
+import { type ErrorCode as ProblemCode, problem, toDocument } from '../problem.ts';
+import type { AgentCredentials } from './agent-credentials.ts';
+import type { ToolCallPath } from './tool-calls.ts';
+import { selectTools, type Tool } from './tool-registry.ts';
+
+/**
+ * The protocol revisions served: the current one and the one before it, which clients still
+ * use. An `initialize` asking for another is answered with the current one (the client then
+ * decides); any other request naming another revision in `MCP-Protocol-Version` is a 400.
+ */
+export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18'] as const;
+
+const INSTRUCTIONS =
+  "Earshot's podcast data as tools. Every slug or ID a tool returns is accepted by the other tools " +
+  '(episode_id, podcast_id, entity_id, publisher_id, …). Lists are paged: pass the returned cursor with the same ' +
+  'arguments for the next page. Search first (earshot_search_dialogue, earshot_search_entities, ' +
+  'earshot_search_podcasts), then read (earshot_get_episode, earshot_get_transcript, …).';
+
+export interface McpHostOptions {
+  logger: Logger;
+  /** Every tool (the registry joined with the REST operations). */
+  tools: Tool[];
+  /** The call path (REST in-process, metered; a payment wrapper goes here). */
+  calls: ToolCallPath;
+  credentials: AgentCredentials;
+  /** `{mcp_url}`, e.g. `https://mcp.example.com/mcp`. */
+  mcpUrl: string;
+  /** The authorization server (the API's public URL). */
+  issuer: string;
+  /** Problem `type` URLs point here. */
+  docsUrl: string;
+  /** `/auth.md`, as the API host serves it. */
+  authGuide: string;
+  /** Failed authentications allowed per client address and minute (default 20). */
+  failedAuthPerMinute?: number;
+  version?: string;
+  /** An HTTP server already listening (the service binds the port first, to know `{mcp_url}`). */
+  server?: HttpServer;
+}
+
+/**
+ * The agent-tool server: Model Context Protocol over Streamable HTTP (the official SDK,
+ * stateless: each POST to `/mcp` is answered on its own, as JSON), on its own listener. Tools
+ * are selected per connection by `?tools=` and `?include=`; a call runs the REST operation the
+ * tool mirrors for the caller. Also `/.well-known/oauth-protected-resource` (RFC 9728) and
+ * `/auth.md`.
+ */
+export async function buildMcpHost(opts: McpHostOptions): Promise<FastifyInstance> {
+  const server = opts.server;
+  const app = Fastify({
+    loggerInstance: opts.logger,
+    bodyLimit: 1_048_576,
+    ...(server
+      ? {
+          serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) => {
+            server.on('request', handler);
+            return server;
+          },
+        }
+      : {}),
+  });
+  const mcpPath = new URL(opts.mcpUrl).pathname.replace(/\/$/, '') || '/';
+  const metadataUrl = new URL(
+    `/.well-known/oauth-protected-resource${mcpPath === '/' ? '' : mcpPath}`,
+    opts.mcpUrl,
+  ).toString();
+  const failedPerMinute = opts.failedAuthPerMinute ?? 20;
+  const failures = new Map<string, { minute: number; count: number }>();
+
+  const send = (
+    reply: FastifyReply,
+    request: FastifyRequest,
+    code: ProblemCode,
+    detail: string,
+    extra: Parameters<typeof problem>[2] = {},
+  ) => {
+    const err = problem(code, detail, extra);
+    for (const [k, v] of Object.entries(extra.headers ?? {})) reply.header(k, v);
+    return reply
+      .code(err.status)
+      .type('application/problem+json')
+      .send(toDocument(err, opts.docsUrl, request.url.split('?')[0] ?? '/'));
+  };
+
+  const prm = protectedResourceMetadata(opts.mcpUrl, opts.issuer);
+  app.get('/.well-known/oauth-protected-resource', async () => prm);
+  if (mcpPath !== '/') app.get(`/.well-known/oauth-protected-resource${mcpPath}`, async () => prm);
+  app.get('/auth.md', async (_request, reply) =>
+    reply.type('text/markdown; charset=utf-8').send(opts.authGuide),
+  );
+
+  const notAllowed = async (request: FastifyRequest, reply: FastifyReply) =>
+    send(
+      reply,
+      request,
+      'method_not_allowed',
+      'This server is stateless: POST JSON-RPC messages to it; it opens no event stream.',
+      {
+        headers: { allow: 'POST' },
+      },
+    );
+  app.get(mcpPath, notAllowed);
+  app.delete(mcpPath, notAllowed);
+
+  app.post(mcpPath, async (request, reply) => {
+    const selection = selectTools(opts.tools, request.query as { tools?: string; include?: string });
+    if (!selection.ok)
+      return send(reply, request, 'validation_error', selection.message, {
+        errors: [{ location: selection.location, message: selection.message }],
+      });
+
+    const address = request.ip;
+    const minute = Math.floor(Date.now() / 60_000);
+    const failed = failures.get(address);
+    if (failed && failed.minute === minute && failed.count >= failedPerMinute)
+      return send(
+        reply,
+        request,
+        'rate_limited',
+        'Too many failed authentications from this address; retry in a minute.',
+        {
+          headers: { 'retry-after': String(60 - Math.floor((Date.now() / 1000) % 60)) },
+        },
+      );
+    const checked = await opts.credentials.check(request);
+    if (!checked.ok) {
+      const count = failed && failed.minute === minute ? failed.count + 1 : 1;
+      if (failures.size > 10_000) failures.clear();
+      failures.set(address, { minute, count });
+      return send(reply, request, checked.code, checked.reason, {
+        errors: [{ location: checked.location, message: checked.reason }],
+        headers: {
+          'www-authenticate': `Bearer realm="mcp", error="invalid_token", error_description="${checked.reason.replace(/["\\]/g, '')}", resource_metadata="${metadataUrl}"`,
+        },
+      });
+    }
+
+    const version = request.headers['mcp-protocol-version'];
+    if (typeof version === 'string' && !(PROTOCOL_VERSIONS as readonly string[]).includes(version))
+      return reply.code(400).send({
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32600,
+          message: `Unsupported protocol version ${version.slice(0, 40)}; this server speaks ${PROTOCOL_VERSIONS.join(', ')}`,
+        },
+      });
+    const body = request.body as { method?: unknown; params?: { protocolVersion?: unknown } } | undefined;
+    if (
+      body?.method === 'initialize' &&
+      body.params &&
+      !(PROTOCOL_VERSIONS as readonly unknown[]).includes(body.params.protocolVersion)
+    )
+      body.params.protocolVersion = PROTOCOL_VERSIONS[0];
+
+    const selected = new Map<string, Tool>(selection.tools.map((t) => [t.declaration.name, t]));
+    const server = new Server(
+      { name: 'earshot', title: 'Earshot', version: opts.version ?? '0.1.0' },
+      { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    );
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: selection.tools.map((t) => ({
+        name: t.declaration.name,
+        title: t.declaration.title,
+        description: t.operation.summary
+          ? `${t.declaration.description} (${t.operation.method} ${t.operation.path.replace(/:(\w+)/g, '{$1}')}: ${t.operation.summary})`
+          : t.declaration.description,
+        inputSchema: t.inputSchema,
+        outputSchema: t.outputSchema,
+        annotations: { title: t.declaration.title, ...t.declaration.annotations },
+      })),
+    }));
+    server.setRequestHandler(CallToolRequestSchema, async (req) => {
+      const tool = selected.get(req.params.name);
+      if (!tool)
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `Unknown tool: ${req.params.name.slice(0, 100)} (not served on this connection)`,
+        );
+      return opts.calls({
+        tool,
+        args: (req.params.arguments ?? {}) as Record<string, unknown>,
+        caller: checked.caller,
+      });
+    });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    await server.connect(transport);
+    reply.hijack();
+    reply.raw.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await transport.handleRequest(request.raw, reply.raw, request.body);
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    send(reply, request, 'not_found', `No such path here; the agent-tool server is at ${mcpPath}.`),
+  );
+  app.setErrorHandler((error, request, reply) => {
+    const status = (error as { statusCode?: number }).statusCode ?? 500;
+    if (status === 413) return send(reply, request, 'payload_too_large', 'The message is larger than 1 MiB.');
+    if (status >= 400 && status < 500) return send(reply, request, 'bad_request', (error as Error).message);
+    request.log.error({ err: error }, 'agent-tool request failed');
+    return send(reply, request, 'internal_error', 'Something went wrong; it has been logged.');
+  });
+  return app as unknown as FastifyInstance;
+}
