@@ -529,6 +529,82 @@ program
     );
   });
 
+const cluster = program
+  .command('cluster')
+  .description('several processes of each role on this machine, against the engines `engines up` runs');
+cluster
+  .command('up')
+  .description('start instances of each role (each with its data dir, log and pid file under --dir)')
+  .option('--api <n>', 'api instances', integer, 1)
+  .option('--ingest <n>', 'ingest instances (feed poller)', integer, 0)
+  .option('--processors <n>', 'processors instances', integer, 1)
+  .option('--projectors <n>', 'projectors instances', integer, 1)
+  .option('--senders <n>', 'senders instances', integer, 1)
+  .option('--mcp <n>', 'mcp (agent-tool server) instances', integer, 0)
+  .option('--dir <dir>', 'cluster directory (default .cluster/, or EARSHOT_CLUSTER_DIR)')
+  .option(
+    '--base-port <port>',
+    'first port: the analytics stand-in, then one per api instance',
+    integer,
+    23100,
+  )
+  .action(async (opts: Record<string, number> & { dir?: string; basePort: number }) => {
+    const { clusterUp } = await import('./cluster.ts');
+    const t0 = Date.now();
+    const state = await clusterUp({
+      counts: {
+        api: opts.api,
+        ingest: opts.ingest,
+        processors: opts.processors,
+        projectors: opts.projectors,
+        senders: opts.senders,
+        mcp: opts.mcp,
+      },
+      ...(opts.dir ? { dir: opts.dir } : {}),
+      basePort: opts.basePort,
+      onProgress: (msg) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${msg}`),
+    });
+    const apis = state.instances.filter((i) => i.role === 'api').map((i) => `http://127.0.0.1:${i.port}`);
+    console.log(`cluster up in ${state.dir}: ${state.instances.length} processes; API at ${apis.join(', ')}`);
+  });
+cluster
+  .command('down')
+  .description('stop exactly the processes `cluster up` started (SIGTERM, SIGKILL after 20 s)')
+  .option('--dir <dir>', 'cluster directory')
+  .action(async (opts: { dir?: string }) => {
+    const { clusterDown } = await import('./cluster.ts');
+    const n = await clusterDown({
+      ...(opts.dir ? { dir: opts.dir } : {}),
+      onProgress: (m) => console.log(m),
+    });
+    console.log(n > 0 ? `stopped ${n} processes` : 'no cluster processes running');
+  });
+cluster
+  .command('status')
+  .description('each instance: state, pid, port, the partitions it holds and their lag; each consumer group')
+  .option('--dir <dir>', 'cluster directory')
+  .option('--json', 'print JSON')
+  .action(async (opts: { dir?: string; json?: boolean }) => {
+    const { clusterStatus, formatClusterStatus } = await import('./cluster.ts');
+    const status = await clusterStatus(opts.dir ? { dir: opts.dir } : {});
+    if (!status) {
+      console.error('no cluster here: `earshot cluster up` first');
+      process.exitCode = 1;
+      return;
+    }
+    console.log(opts.json ? JSON.stringify(status, null, 2) : formatClusterStatus(status));
+  });
+cluster
+  .command('restart')
+  .description('start one instance again as it was started (stopping it first if it runs)')
+  .argument('<instance>', 'e.g. processors-2')
+  .option('--dir <dir>', 'cluster directory')
+  .action(async (name: string, opts: { dir?: string }) => {
+    const { clusterRestart } = await import('./cluster.ts');
+    const inst = await clusterRestart({ name, ...(opts.dir ? { dir: opts.dir } : {}) });
+    console.log(`${inst.name}: up (pid ${inst.pid})`);
+  });
+
 program
   .command('bench')
   .description('run the benchmark suite; prints a table and writes JSON to bench-results/')

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -208,6 +209,9 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     return { ok: true, detail: { engine: platform.analytics.kind } };
   });
 
+  // A process whose engines are all servers (a projectors instance on Kafka, PostgreSQL,
+  // OpenSearch and ClickHouse) writes nothing else under its data dir: make it for the socket.
+  fs.mkdirSync(config.dataDir, { recursive: true });
   const admin = await startAdminSocket(
     adminSocketPath(config.dataDir),
     operatorActions(

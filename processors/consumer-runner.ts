@@ -50,6 +50,11 @@ export interface ProcessorDefinition<In, Out> {
    * (ClickHouse: fewer, larger inserts). Unset: the runner's `maxBatchItems`.
    */
   maxBatchItems?: number;
+  /**
+   * Optional: told the step's consumer once it runs, so a step that keeps state per key can ask
+   * which partitions it holds (the alert matcher's timer and backfill).
+   */
+  started?(consumer: { assignment(): { topic: string; partition: number }[] }): void;
   /** Optional: releases what the step holds (state stores, timers), after the runner stopped. */
   close?(): Promise<void>;
 }
@@ -188,6 +193,7 @@ export class ConsumerRunner<In, Out> {
       partitionsConsumedConcurrently: this.opts.partitionsConsumedConcurrently,
       eachBatch: (batch) => this.onBatch(batch),
     });
+    this.def.started?.(this.consumer);
     this.logger.info(
       { step: this.def.name, group: this.def.groupId, topics: this.topics },
       'consumer started',
@@ -312,6 +318,11 @@ export class ConsumerRunner<In, Out> {
         'record dead-lettered',
       );
     }
+  }
+
+  /** The partitions this member holds now (none before it started). */
+  assignment(): { topic: string; partition: number }[] {
+    return this.consumer?.assignment() ?? [];
   }
 
   lag(): Promise<PartitionLag[]> {

@@ -102,6 +102,16 @@ export interface Consumer {
   stop(beforeLeave?: () => Promise<void>): Promise<void>;
 }
 
+export interface GroupMembers {
+  groupId: string;
+  members: {
+    memberId: string;
+    clientId: string;
+    host: string;
+    assignment: { topic: string; partition: number }[];
+  }[];
+}
+
 export interface EventLog {
   readonly kind: string;
   /** Creates missing topics; existing topics are left as they are. */
@@ -120,6 +130,11 @@ export interface EventLog {
     offsets: { partition: number; offset: number }[],
   ): Promise<void>;
   groupLag(groupId: string, topics: string[]): Promise<PartitionLag[]>;
+  /**
+   * The consumer groups with live members, each member with its client id and the partitions it
+   * holds (`earshot cluster status`). Where the engine can tell (Kafka).
+   */
+  groupMembers?(): Promise<GroupMembers[]>;
   /**
    * Housekeeping the engine does not do by itself (the embedded log's retention and compaction).
    * Returns the number of records removed. Kafka applies topic configs on its own.

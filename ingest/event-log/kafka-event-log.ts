@@ -1,9 +1,11 @@
 import {
   type Admin,
+  AssignerProtocol,
   type IHeaders,
   Kafka,
   type Consumer as KafkaConsumer,
   logLevel,
+  PartitionAssigners,
   Partitioners,
   type PartitionMetadata,
   type Producer,
@@ -13,6 +15,7 @@ import {
   type Consumer,
   type ConsumerOptions,
   type EventLog,
+  type GroupMembers,
   type LogRecord,
   lagOf,
   type PartitionLag,
@@ -24,6 +27,7 @@ import {
   type TopicInfo,
   UnknownTopicError,
 } from './event-log.ts';
+import { CopartitionedAssigner } from './kafka-partition-assigner.ts';
 
 export interface KafkaEventLogOptions {
   brokers: string[];
@@ -155,7 +159,7 @@ export class KafkaEventLog implements EventLog {
     const names = (await admin.listTopics()).filter((t) => t.startsWith(this.prefix) && !t.startsWith('__'));
     const out: TopicInfo[] = [];
     for (const name of names.sort()) {
-      const offsets = await admin.fetchTopicOffsets(name);
+      const offsets = await topicOffsets(admin, name);
       out.push({
         name: this.logical(name),
         partitions: offsets
@@ -215,7 +219,7 @@ export class KafkaEventLog implements EventLog {
     await this.partitions(topic);
     const admin = await this.getAdmin();
     const found = await admin.fetchTopicOffsetsByTimestamp(this.physical(topic), timestamp);
-    const high = await admin.fetchTopicOffsets(this.physical(topic));
+    const high = await topicOffsets(admin, this.physical(topic));
     return found
       .map((f) => {
         const offset = Number(f.offset);
@@ -248,11 +252,37 @@ export class KafkaEventLog implements EventLog {
     });
   }
 
+  async groupMembers(): Promise<GroupMembers[]> {
+    const admin = await this.getAdmin();
+    const { groups } = await admin.listGroups();
+    if (groups.length === 0) return [];
+    const described = await admin.describeGroups(groups.map((g) => g.groupId));
+    return described.groups
+      .filter((g) => g.members.length > 0)
+      .map((g) => ({
+        groupId: g.groupId,
+        members: g.members.map((m) => {
+          const decoded =
+            m.memberAssignment.length > 0
+              ? AssignerProtocol.MemberAssignment.decode(m.memberAssignment)
+              : null;
+          return {
+            memberId: m.memberId,
+            clientId: m.clientId,
+            host: m.clientHost,
+            assignment: Object.entries(decoded?.assignment ?? {}).flatMap(([topic, partitions]) =>
+              partitions.map((partition) => ({ topic: this.logical(topic), partition })),
+            ),
+          };
+        }),
+      }));
+  }
+
   async groupLag(groupId: string, topics: string[]): Promise<PartitionLag[]> {
     const admin = await this.getAdmin();
     const out: PartitionLag[] = [];
     for (const topic of topics) {
-      const ends = await admin.fetchTopicOffsets(this.physical(topic));
+      const ends = await topicOffsets(admin, this.physical(topic));
       const committed = await this.committedOffsets(groupId, topic);
       for (const e of ends.sort((a, b) => a.partition - b.partition)) {
         const c = committed.find((x) => x.partition === e.partition)?.offset ?? -1;
@@ -288,6 +318,9 @@ class KafkaGroupConsumer implements Consumer {
       heartbeatInterval: Math.floor(sessionTimeout / 10),
       allowAutoTopicCreation: false,
       maxBytesPerPartition: 4 * 1024 * 1024,
+      // Partition p of every input topic to one member; round-robin stays listed so members of an
+      // older version can still agree on a protocol during a rolling restart.
+      partitionAssigners: [CopartitionedAssigner, PartitionAssigners.roundRobin],
     });
     this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => {
       this.assigned = Object.entries(payload.memberAssignment).flatMap(([topic, partitions]) =>
@@ -384,4 +417,21 @@ function concurrentCreation(err: unknown): boolean {
   if (e.retriable || e.type === 'TOPIC_ALREADY_EXISTS' || /already exists/i.test(e.message ?? ''))
     return true;
   return Array.isArray(e.errors) && e.errors.some(concurrentCreation);
+}
+
+/**
+ * `admin.fetchTopicOffsets`, again after a moment when kafkajs's metadata does not hold the topic
+ * yet: it then fails with a TypeError (`Cannot destructure property 'partitions' of
+ * 'low.pop(...)'`), which its own retrier does not retry. Seen when several processes start
+ * together and one reads lag just after the topic's metadata was requested.
+ */
+async function topicOffsets(admin: Admin, topic: string) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await admin.fetchTopicOffsets(topic);
+    } catch (err) {
+      if (!(err instanceof TypeError) || attempt >= 10) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
+  }
 }

@@ -26,7 +26,7 @@ export interface GroupLog {
 }
 
 /**
- * A member of a consumer group on the embedded log: it heartbeats, takes its round-robin share of
+ * A member of a consumer group on the embedded log: it heartbeats, takes its co-partitioned share of
  * the group's partitions at each heartbeat, fetches batches from them (several partitions at once
  * when asked) and, when a batch fails, rewinds that partition to its committed offset and pauses
  * it with a growing back-off.
@@ -142,7 +142,9 @@ export class LmdbConsumer implements Consumer {
       const { partitions } = this.log.topicMeta(topic);
       for (let partition = 0; partition < partitions; partition++) all.push({ topic, partition });
     }
-    const mine = all.filter((_, i) => i % members.length === me);
+    // Co-partitioned: partition p of every topic goes to the same member (as the Kafka adapter's
+    // assigner does), so everything about one key reaches one member.
+    const mine = all.filter((p) => p.partition % members.length === me);
     const mineIds = new Set(mine.map((p) => `${p.topic}/${p.partition}`));
     for (const id of [...this.positions.keys()]) {
       if (!mineIds.has(id)) this.positions.delete(id);

@@ -26,7 +26,10 @@ export class AlertingPipeline {
     delivery: DeliveryKit;
     /** The service's data dir: the matcher keeps its episode store under it. */
     dataDir: string;
-    /** True when this process is the state store's only user (embedded). */
+    /**
+     * True when this process is the state store's only user (embedded). Otherwise the matcher
+     * keeps its episode facts in the state store, so it can run as several processes.
+     */
     exclusiveStore: boolean;
   }) {
     const { state, catalog, producer, logger } = deps;
@@ -36,6 +39,8 @@ export class AlertingPipeline {
       producer,
       logger,
       dir: path.join(deps.dataDir, 'alert-matcher'),
+      // A shared state store (PostgreSQL) means the matcher may run as several processes.
+      factsInStateStore: !deps.exclusiveStore,
     });
     this.senders = new SendersRuntime({
       kit: deps.delivery,

@@ -6,7 +6,8 @@ import { TOPICS } from '../../schemas/topics.ts';
 import { type PipelineStep, type PipelineTask, step, tablesOf } from '../pipeline.ts';
 import { AlertIndex } from './matching/alert-index.ts';
 import { AlertMatcher } from './matching/matcher.ts';
-import { MatcherFactsStore } from './matching/matcher-facts.ts';
+import { MatcherFactsStore, type MatcherStore } from './matching/matcher-facts.ts';
+import { StateMatcherFacts } from './matching/state-matcher-facts.ts';
 import { DigestScheduler } from './planning/digest-scheduler.ts';
 import { DeliveryPlanner } from './planning/planner.ts';
 import { deliveriesProjector } from './projectors/deliveries-projector.ts';
@@ -26,8 +27,13 @@ export interface AlertsDeps {
   catalog: CatalogReader;
   producer: EventProducer;
   logger: Logger;
-  /** Directory of the matcher's episode store. */
+  /** Directory of the matcher's episode store (LMDB), when this process is its only user. */
   dir: string;
+  /**
+   * Keep the matcher's episode facts in the state store instead (several processes run the
+   * matcher: the facts follow each episode's partition from member to member).
+   */
+  factsInStateStore?: boolean;
   clock?: () => number;
   indexPollMs?: number;
   speakerGraceMs?: number;
@@ -42,7 +48,7 @@ export class AlertsRuntime {
   readonly matcher: AlertMatcher;
   readonly planner: DeliveryPlanner;
   readonly scheduler: DigestScheduler;
-  private store?: MatcherFactsStore;
+  private store?: MatcherStore;
 
   constructor(readonly deps: AlertsDeps) {
     const { state, catalog, producer, logger, clock } = deps;
@@ -50,10 +56,13 @@ export class AlertsRuntime {
     this.matcher = new AlertMatcher({
       index: this.index,
       store: () => {
-        this.store ??= new MatcherFactsStore(deps.dir);
+        this.store ??= deps.factsInStateStore
+          ? new StateMatcherFacts(state)
+          : new MatcherFactsStore(deps.dir);
         return this.store;
       },
       output: outputSink(producer, { matches: TOPICS.alertMatches }),
+      partitions: TOPICS.transcripts.partitions,
       logger,
       clock,
       speakerGraceMs: deps.speakerGraceMs,
@@ -81,13 +90,9 @@ export class AlertsRuntime {
 
   steps(): PipelineStep[] {
     const { state } = this.deps;
+    const facts = this.factsTables();
     return [
-      step(
-        'processors',
-        this.matcher.definition(),
-        { topics: [TOPICS.alertMatches], stores: [tablesOf('data-dir', 'alert-matcher')] },
-        KEPT,
-      ),
+      step('processors', this.matcher.definition(), { topics: [TOPICS.alertMatches], stores: [facts] }, KEPT),
       step('processors', this.planner.definition(), { topics: [TOPICS.deliveriesRequested] }, KEPT),
       step('projectors', matchesProjector(state), { stores: [tablesOf('state', 'alert_matches')] }, KEPT),
       step(
@@ -103,13 +108,20 @@ export class AlertsRuntime {
     ];
   }
 
+  /** Where the matcher keeps its episode facts. */
+  private factsTables() {
+    return this.deps.factsInStateStore
+      ? tablesOf('state', 'alert_matcher_episodes', 'alert_matcher_entities', 'alert_matcher_meta')
+      : tablesOf('data-dir', 'alert-matcher');
+  }
+
   /** Timers of the processors role: alert index polling, backfills, speaker waits, digests. */
   tasks(): PipelineTask[] {
     return [
       {
         role: 'processors',
         name: 'alert-matcher',
-        outputs: { topics: [TOPICS.alertMatches], stores: [tablesOf('data-dir', 'alert-matcher')] },
+        outputs: { topics: [TOPICS.alertMatches], stores: [this.factsTables()] },
         start: () => this.matcher.start(),
         stop: async () => {
           await this.matcher.stop();

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { slug } from '../../schemas/text-folding.ts';
-import type { Queryable, StateStore } from './state-store.ts';
+import { type Queryable, type StateStore, sqlState, UNIQUE_VIOLATION } from './state-store.ts';
 
 export interface Plan {
   code: string;
@@ -354,6 +354,21 @@ export class Accounts {
    * when one was minted, so the caller can show it once.
    */
   async ensureDemoAccount(
+    bootstrapKey?: string,
+  ): Promise<{ project: Project; mintedKey?: string; bootstrapped: boolean }> {
+    // Several API instances starting together on one state store race to make the same rows: the
+    // one that loses on a unique key finds the winner's rows when it looks again (three rows can
+    // race: the organization, the project, the bootstrap key).
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.ensureDemoAccountOnce(bootstrapKey);
+      } catch (err) {
+        if (attempt >= 5 || sqlState(err) !== UNIQUE_VIOLATION) throw err;
+      }
+    }
+  }
+
+  private async ensureDemoAccountOnce(
     bootstrapKey?: string,
   ): Promise<{ project: Project; mintedKey?: string; bootstrapped: boolean }> {
     let org = await this.organization('org_demo');

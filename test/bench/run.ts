@@ -9,6 +9,7 @@ import { analyticsBench } from './analytics.bench.ts';
 import { apiBench } from './api.bench.ts';
 import type { Bench, BenchResult } from './bench.ts';
 import { meets } from './bench.ts';
+import { clusterBench } from './cluster.bench.ts';
 import { dashboardBench } from './dashboard.bench.ts';
 import { embeddingsBench } from './embeddings.bench.ts';
 import { eventLogBench } from './event-log.bench.ts';
@@ -44,6 +45,7 @@ export const BENCHES: Bench[] = [
   cliBench,
   streamsBench,
   paymentsBench,
+  clusterBench,
 ];
 
 /** Runs the benchmarks (all, or those named), prints a table and writes JSON. */

@@ -269,6 +269,34 @@ export function eventLogContract(adapter: string, setup: () => Promise<EventLogF
       expect(new Set(got.map((r) => r.value!.toString())).size).toBe(40);
     });
 
+    it('gives one member partition p of every topic the group reads (co-partitioned)', async () => {
+      // Odd partition counts: dealing topic-partitions out one by one would split partition p.
+      const topics = [await freshTopic(3), await freshTopic(3)];
+      const groupId = `g-${randomUUID()}`;
+      const a = log.consumer({ groupId, topics });
+      const b = log.consumer({ groupId, topics });
+      await Promise.all([collect(a, []), collect(b, [])]);
+      await waitFor(
+        () =>
+          a.assignment().length + b.assignment().length === 6 &&
+          a.assignment().length > 0 &&
+          b.assignment().length > 0,
+        { timeoutMs: timeoutMs * 2, what: 'both members assigned' },
+      );
+      for (const member of [a, b]) {
+        const [first, second] = topics.map((t) =>
+          member
+            .assignment()
+            .filter((p) => p.topic === t)
+            .map((p) => p.partition)
+            .sort(),
+        );
+        expect(first!.length).toBeGreaterThan(0);
+        expect(second).toEqual(first);
+      }
+      await Promise.all([stop(a), stop(b)]);
+    });
+
     it('reports lag, sets committed offsets for replay, and finds offsets by time', async () => {
       const topic = await freshTopic(2);
       const groupId = `g-${randomUUID()}`;

@@ -21,7 +21,10 @@ type Backbone = Awaited<ReturnType<typeof embeddedBackbone>>;
  * The alert pipeline end to end on embedded engines: episode events → matcher → alerts.matched
  * → planner → deliveries.requested → projections → the REST reads.
  */
-describe('alert pipeline', () => {
+describe.each([
+  { facts: 'LMDB under the data dir', factsInStateStore: false },
+  { facts: 'the state store (several matcher processes)', factsInStateStore: true },
+])('alert pipeline, matcher facts in $facts', ({ factsInStateStore }) => {
   let api: Api;
   let app: FastifyInstance;
   let bb: Backbone;
@@ -115,6 +118,7 @@ describe('alert pipeline', () => {
       producer: bb.producer,
       logger: silentLogger(),
       dir: tmp.dir,
+      factsInStateStore,
       indexPollMs: 50,
       speakerGraceMs: 300,
     });

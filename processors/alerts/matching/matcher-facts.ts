@@ -93,7 +93,47 @@ export interface MatcherFacts {
 const SEP = '\u0001';
 const END = '\u0002';
 
-export class MatcherFactsStore {
+/** A change of facts the matcher records: what the store held (`previous`) and what it holds now. */
+export interface FactsUpdate {
+  facts: MatcherFacts;
+  previous?: MatcherFacts;
+  lines?: FactLine[];
+}
+
+/** Entries of the `meta` namespaces to set and to remove. */
+export interface MetaChanges {
+  set?: [string, string, number][];
+  remove?: [string, string][];
+}
+
+/**
+ * Where the matcher keeps its episode facts. `load` brings episodes into reach of the
+ * synchronous `get` and `linesOf` (the matcher calls it before it reads them); `write` records
+ * a batch of changes at once.
+ *
+ * - `MatcherFactsStore` (below): LMDB under the data dir, for a process that is the matcher's
+ *   only member (embedded engines; several processes sharing one data dir share the files).
+ * - `StateMatcherFacts` (state-matcher-facts.ts): tables of the state store (PostgreSQL), when
+ *   several processes run the matcher: an episode's facts follow its partition to whichever
+ *   member holds it, and a write that finds the episode changed under it (a member that lost the
+ *   partition in a rebalance) is refused, so the batch is read and matched again.
+ */
+export interface MatcherStore {
+  /** True when other processes write the same store (the matcher re-reads what it waits on). */
+  readonly shared: boolean;
+  load(episodeIds: readonly string[]): Promise<void>;
+  get(episodeId: string): MatcherFacts | undefined;
+  linesOf(episodeId: string): FactLine[] | undefined;
+  write(updates: FactsUpdate[], meta?: MetaChanges): Promise<void>;
+  episodesFor(kind: 'm' | 's', entityId: string): Promise<string[]>;
+  metaGet(ns: string, key: string): Promise<number | undefined>;
+  metaEntries(ns: string): Promise<{ key: string; value: number }[]>;
+  prune(before: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+export class MatcherFactsStore implements MatcherStore {
+  readonly shared = false;
   private readonly root: RootDatabase;
   private readonly facts: Database<MatcherFacts, string>;
   private readonly lines: Database<FactLine[], string>;
@@ -109,6 +149,9 @@ export class MatcherFactsStore {
     this.meta = this.root.openDB<number, string>({ name: 'meta' });
   }
 
+  /** LMDB reads are synchronous and cheap: nothing to bring in. */
+  async load(): Promise<void> {}
+
   get(episodeId: string): MatcherFacts | undefined {
     return this.facts.get(episodeId);
   }
@@ -121,10 +164,7 @@ export class MatcherFactsStore {
    * Writes in one transaction: facts, transcripts, and the entity index entries of each episode
    * whose mentions or speakers changed (`previous` is what the store held before).
    */
-  async write(
-    updates: { facts: MatcherFacts; previous?: MatcherFacts; lines?: FactLine[] }[],
-    meta: { set?: [string, string, number][]; remove?: [string, string][] } = {},
-  ): Promise<void> {
+  async write(updates: FactsUpdate[], meta: MetaChanges = {}): Promise<void> {
     if (updates.length === 0 && !meta.set?.length && !meta.remove?.length) return;
     await this.root.transaction(() => {
       for (const { facts, previous, lines } of updates) {
@@ -142,7 +182,7 @@ export class MatcherFactsStore {
   }
 
   /** Episode ids where the entity was mentioned (`m`) or spoke (`s`). */
-  episodesFor(kind: 'm' | 's', entityId: string): string[] {
+  async episodesFor(kind: 'm' | 's', entityId: string): Promise<string[]> {
     const prefix = kind + SEP + entityId + SEP;
     const out: string[] = [];
     for (const key of this.entities.getKeys({ start: prefix, end: kind + SEP + entityId + END })) {
@@ -151,11 +191,11 @@ export class MatcherFactsStore {
     return out;
   }
 
-  metaGet(ns: string, key: string): number | undefined {
+  async metaGet(ns: string, key: string): Promise<number | undefined> {
     return this.meta.get(ns + SEP + key);
   }
 
-  metaEntries(ns: string): { key: string; value: number }[] {
+  async metaEntries(ns: string): Promise<{ key: string; value: number }[]> {
     const out: { key: string; value: number }[] = [];
     for (const { key, value } of this.meta.getRange({ start: ns + SEP, end: ns + END })) {
       out.push({ key: key.slice(ns.length + 1), value });
@@ -189,9 +229,14 @@ export function publishedAt(f: MatcherFacts): number | undefined {
 }
 
 function indexKeys(f: MatcherFacts | undefined): Set<string> {
-  const keys = new Set<string>();
-  if (!f) return keys;
-  for (const e of f.mentions?.entities ?? []) keys.add(`m${SEP}${e.entity_id}${SEP}`);
-  for (const s of f.speakers?.list ?? []) if (s.person_id) keys.add(`s${SEP}${s.person_id}${SEP}`);
-  return keys;
+  return new Set(entityRefs(f).map(([kind, id]) => `${kind}${SEP}${id}${SEP}`));
+}
+
+/** The entities an episode mentions (`m`) and the people who speak in it (`s`). */
+export function entityRefs(f: MatcherFacts | undefined): ['m' | 's', string][] {
+  if (!f) return [];
+  const refs = new Map<string, ['m' | 's', string]>();
+  for (const e of f.mentions?.entities ?? []) refs.set(`m${e.entity_id}`, ['m', e.entity_id]);
+  for (const s of f.speakers?.list ?? []) if (s.person_id) refs.set(`s${s.person_id}`, ['s', s.person_id]);
+  return [...refs.values()];
 }

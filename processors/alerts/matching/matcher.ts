@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { partitionOf } from '../../../ingest/event-log/partition-of.ts';
 import type { OutputEvent } from '../../../ingest/event-producer.ts';
 import type { AlertMatched } from '../../../schemas/generated/index.ts';
 import type { ProcessorDefinition } from '../../consumer-runner.ts';
@@ -6,7 +7,7 @@ import { type Alert, BACKFILL_DAYS, DAY_MS, REALTIME_HORIZON_MS } from '../model
 import type { AlertIndex, IndexedAlert } from './alert-index.ts';
 import { type FactItem, MATCHER_INPUTS, mergeFact, toFact } from './facts.ts';
 import { mentionMatch, mentionReady, speakerMatch, speakerReady } from './match-builder.ts';
-import { type FactLine, type MatcherFacts, type MatcherFactsStore, publishedAt } from './matcher-facts.ts';
+import { type FactLine, type MatcherFacts, type MatcherStore, publishedAt } from './matcher-facts.ts';
 import { EpisodeRenderer } from './windows.ts';
 
 /**
@@ -31,6 +32,13 @@ import { EpisodeRenderer } from './windows.ts';
  * - episodes waiting for speakers are re-examined on a timer once their wait is over.
  *
  * Sink writes, sweeps and the timer run one at a time.
+ *
+ * Several members: the matcher's group is co-partitioned (partition p of every input to one
+ * member), its facts are in the state store (state-matcher-facts.ts), and the timer and the
+ * backfill touch only episodes of the partitions this member holds (`partitions`); a backfill is
+ * recorded per alert and partition, and run again for partitions a member gains. A match id
+ * derives from (alert, episode), so a match repeated by a crash or a rebalance is the same match:
+ * the match projection and the delivery planner keep the first.
  */
 export type MatcherOutput = OutputEvent<'matches', AlertMatched>;
 
@@ -40,7 +48,9 @@ const EVALUATE_SLICE = 200;
 export interface MatcherOptions {
   index: AlertIndex;
   /** Opened on first use (only processes running the matcher open it). */
-  store: () => MatcherFactsStore;
+  store: () => MatcherStore;
+  /** Partitions of the (co-partitioned) episode topics; 6. */
+  partitions?: number;
   output: { write(items: MatcherOutput[]): Promise<void> };
   logger: Logger;
   clock?: () => number;
@@ -82,6 +92,10 @@ export class AlertMatcher {
   private lastPrune = 0;
   private unsubscribe?: () => void;
   private started?: Promise<void>;
+  /** The partitions this member holds, once the runner started its consumer (else: all). */
+  private assignment?: () => { topic: string; partition: number }[];
+  /** Partitions held at the last check (a change runs the backfill for the ones gained). */
+  private held = '';
 
   constructor(private readonly opts: MatcherOptions) {
     this.clock = opts.clock ?? Date.now;
@@ -103,11 +117,24 @@ export class AlertMatcher {
       inputs: MATCHER_INPUTS,
       handle: toFact,
       sink: { write: (items) => this.ingest(items) },
+      started: (consumer) => {
+        this.assignment = () => consumer.assignment();
+      },
     };
   }
 
-  private get store(): MatcherFactsStore {
+  private get store(): MatcherStore {
     return this.opts.store();
+  }
+
+  /** Partitions this member holds; undefined while it holds them all (no consumer, or one store user). */
+  private heldPartitions(): Set<number> | undefined {
+    if (!this.assignment || !this.store.shared) return undefined;
+    return new Set(this.assignment().map((p) => p.partition));
+  }
+
+  private partitionOf(episodeId: string): number {
+    return partitionOf(episodeId, this.opts.partitions ?? 6);
   }
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
@@ -119,9 +146,17 @@ export class AlertMatcher {
   /** Loads the index, sweeps alerts never swept, and starts the timers. Idempotent. */
   start(): Promise<void> {
     this.started ??= (async () => {
-      this.unsubscribe = this.opts.index.onChange((changed) => this.onAlertsChanged(changed));
+      this.unsubscribe = this.opts.index.onChange((changed) =>
+        this.onAlertsChanged(changed).catch((err: unknown) => {
+          this.opts.logger.warn({ err }, 'alert backfill failed; retried on the timer');
+          this.held = '';
+        }),
+      );
       await this.opts.index.ready();
-      await this.onAlertsChanged([...this.opts.index.all()].map((e) => e.alert));
+      await this.onAlertsChanged([...this.opts.index.all()].map((e) => e.alert)).catch((err: unknown) => {
+        this.opts.logger.warn({ err }, 'alert backfill failed; retried on the timer');
+        this.held = '';
+      });
       this.opts.index.start();
       const tick = () => {
         this.timer = setTimeout(async () => {
@@ -153,6 +188,7 @@ export class AlertMatcher {
     await this.exclusive(async () => {
       const now = this.clock();
       const work = new Map<string, Work>();
+      await this.store.load(items.map((i) => i.episode_id));
       for (const item of items) {
         let w = work.get(item.episode_id);
         if (!w) {
@@ -179,7 +215,7 @@ export class AlertMatcher {
   private async evaluateAndWrite(work: Work[], now: number): Promise<void> {
     const setMeta: [string, string, number][] = [];
     const removeMeta: [string, string][] = [];
-    const pending = this.pendingMap();
+    const pending = await this.pendingMap();
     for (let i = 0; i < work.length; i += EVALUATE_SLICE) {
       const outputs: MatcherOutput[] = [];
       for (const w of work.slice(i, i + EVALUATE_SLICE)) {
@@ -252,21 +288,36 @@ export class AlertMatcher {
     return out;
   }
 
-  private pendingMap(): Map<string, number> {
+  private async pendingMap(): Promise<Map<string, number>> {
     if (!this.pending) {
-      this.pending = new Map(this.store.metaEntries('pending').map((e) => [e.key, e.value]));
+      this.pending = new Map((await this.store.metaEntries('pending')).map((e) => [e.key, e.value]));
     }
     return this.pending;
   }
 
-  /** Episodes whose wait for speakers is over are matched; old episodes are pruned hourly. */
+  /**
+   * Episodes whose wait for speakers is over are matched; old episodes are pruned hourly. With a
+   * shared store, only episodes of the partitions this member holds, and the waits are read
+   * again each time (another member may have recorded them before the partition moved here).
+   */
   async tick(): Promise<void> {
     const now = this.clock();
-    const pending = this.pendingMap();
-    const due = [...pending].filter(([, at]) => at <= now).map(([id]) => id);
+    const held = this.heldPartitions();
+    const heldKey = held ? [...held].sort().join(',') : 'all';
+    if (heldKey !== this.held) {
+      // Partitions gained (or a backfill that failed): sweep the alerts not swept on them.
+      await this.onAlertsChanged([...this.opts.index.all()].map((e) => e.alert));
+      this.held = heldKey;
+    }
+    if (this.store.shared) this.pending = undefined;
+    const pending = await this.pendingMap();
+    const due = [...pending]
+      .filter(([id, at]) => at <= now && (!held || held.has(this.partitionOf(id))))
+      .map(([id]) => id);
     if (due.length > 0) {
       await this.exclusive(async () => {
         const work: Work[] = [];
+        await this.store.load(due);
         for (const id of due) {
           const previous = this.store.get(id);
           if (!previous) {
@@ -288,15 +339,28 @@ export class AlertMatcher {
     }
   }
 
+  /** The `backfilled` keys of an alert: one per held partition with a shared store, else one. */
+  private sweepKeys(alertId: string, held: Set<number> | undefined): string[] {
+    return held ? [...held].map((p) => `${alertId}@${p}`) : [alertId];
+  }
+
   private async onAlertsChanged(changed: Alert[]): Promise<void> {
-    const toSweep = changed.filter(
-      (a) => this.opts.index.get(a.id) !== undefined && this.store.metaGet('backfilled', a.id) === undefined,
-    );
-    if (toSweep.length > 0) await this.exclusive(() => this.sweep(toSweep.map((a) => a.id)));
+    const held = this.heldPartitions();
+    const toSweep: string[] = [];
+    for (const a of changed) {
+      if (this.opts.index.get(a.id) === undefined) continue;
+      for (const key of this.sweepKeys(a.id, held)) {
+        if ((await this.store.metaGet('backfilled', key)) === undefined) {
+          toSweep.push(a.id);
+          break;
+        }
+      }
+    }
+    if (toSweep.length > 0) await this.exclusive(() => this.sweep(toSweep, held));
   }
 
   /** The one-time backfill of alerts over the episodes of the previous BACKFILL_DAYS days. */
-  private async sweep(alertIds: string[]): Promise<void> {
+  private async sweep(alertIds: string[], held: Set<number> | undefined): Promise<void> {
     const now = this.clock();
     const since = now - BACKFILL_DAYS * DAY_MS;
     const work = new Map<string, Work>();
@@ -310,8 +374,11 @@ export class AlertMatcher {
       const kind = alert.kind === 'ENTITY_MENTION' ? 'm' : 's';
       const episodes = new Set<string>();
       for (const entityId of entry.entities.keys()) {
-        for (const ep of this.store.episodesFor(kind, entityId)) episodes.add(ep);
+        for (const ep of await this.store.episodesFor(kind, entityId)) {
+          if (!held || held.has(this.partitionOf(ep))) episodes.add(ep);
+        }
       }
+      await this.store.load([...episodes].filter((ep) => !work.has(ep)));
       for (const ep of episodes) {
         let w = work.get(ep);
         if (!w) {
@@ -333,7 +400,7 @@ export class AlertMatcher {
         outputs.push({ output: 'matches', key: m.alert_id, value: m });
         if (m.is_backfilled) this.stats.backfilled++;
       }
-      done.push(['backfilled', id, now]);
+      for (const key of this.sweepKeys(id, held)) done.push(['backfilled', key, now]);
     }
     if (outputs.length > 0) await this.opts.output.write(outputs);
     this.stats.matches += outputs.length;

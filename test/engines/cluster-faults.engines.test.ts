@@ -1,0 +1,274 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  type ClusterState,
+  clusterDown,
+  clusterRestart,
+  clusterStatus,
+  clusterUp,
+} from '../../infra/cluster.ts';
+import { ClickHouseAnalyticsStore } from '../../projections/analytics/clickhouse-analytics-store.ts';
+import { streamCatalog, streamEpisode } from '../support/cluster-stream.ts';
+import { freePort } from '../support/free-port.ts';
+import { startReceiver } from '../support/receiver.ts';
+import { tempDir } from '../support/temp-dir.ts';
+import { waitFor } from '../support/wait-for.ts';
+import { missing } from './engines-env.ts';
+import { scratchDatabase } from './scratch-database.ts';
+
+/**
+ * The local cluster on the real engines, two instances of each role, under faults: a stream of
+ * episodes ingested over HTTP (alternating between the API instances), an alert on a company
+ * they name, webhooks to a local receiver; one instance of each role is killed with SIGKILL in
+ * turn mid-stream and started again. At the end every episode is in the feed, the search index
+ * and the analytics store exactly once, every match exists once, every match reached the
+ * receiver (a repeat carries the same webhook id: at least once, never a second delivery), and
+ * every consumer group's lag is back to zero.
+ */
+const reason = ['KAFKA_BROKERS', 'SCHEMA_REGISTRY_URL', 'DATABASE_URL', 'OPENSEARCH_URL']
+  .map((v) => missing(v))
+  .find(Boolean);
+
+const KEY = `esk_cluster${randomBytes(12).toString('hex')}`;
+const TOKEN = `eit_${randomBytes(24).toString('base64url')}`;
+const EPISODES = 24;
+const BATCH = 3;
+const LINES = 8;
+const run = randomBytes(4).toString('hex');
+const POD = `pod_cluster_${run}`;
+
+describe.skipIf(Boolean(reason))('a local cluster, two instances of each role, under kill -9', () => {
+  const tmp = tempDir('earshot-cluster-');
+  let state: ClusterState | undefined;
+  let db: Awaited<ReturnType<typeof scratchDatabase>> | undefined;
+  let rx: Awaited<ReturnType<typeof startReceiver>> | undefined;
+  afterAll(async () => {
+    await clusterDown({ dir: tmp.dir }).catch(() => 0);
+    await rx?.close?.();
+    await db?.drop().catch(() => undefined);
+    tmp.remove();
+  });
+
+  it('loses and duplicates nothing a user sees, and catches up', { timeout: 900_000 }, async () => {
+    const t0 = Date.now();
+    const log = (msg: string) => console.log(`[cluster ${((Date.now() - t0) / 1000).toFixed(1)} s] ${msg}`);
+    db = await scratchDatabase('cluster');
+    rx = await startReceiver(() => ({ status: 200 }));
+    const prefix = `cl${run}.`;
+    state = await clusterUp({
+      dir: tmp.dir,
+      counts: { api: 2, processors: 2, projectors: 2, senders: 2 },
+      basePort: await freePort(),
+      env: {
+        DATABASE_URL: db.url,
+        EARSHOT_TOPIC_PREFIX: prefix,
+        EARSHOT_SEARCH_INDEX_PREFIX: `earshot-${prefix}`,
+        EARSHOT_DEMO: 'off',
+        EARSHOT_BOOTSTRAP_API_KEY: KEY,
+        EARSHOT_INGEST_TOKEN: TOKEN,
+        EARSHOT_OUTBOUND_ALLOWLIST: '127.0.0.1/32',
+        EARSHOT_EMBEDDINGS_FETCH: 'off',
+        // No model: keyword indexing only (the embeddings would take both cores of this machine).
+        EARSHOT_MODELS_DIR: `${tmp.dir}/no-models`,
+        LOG_LEVEL: 'info',
+      },
+      onProgress: log,
+    });
+    const apis = state.instances.filter((i) => i.role === 'api').map((i) => `http://127.0.0.1:${i.port}`);
+    let turn = 0;
+    const down = new Set<string>();
+    /** A live API instance, alternating. */
+    const apiUrl = () => {
+      for (let k = 0; k < apis.length; k++) {
+        const url = apis[turn++ % apis.length]!;
+        if (!down.has(url)) return url;
+      }
+      throw new Error('no API instance up');
+    };
+    const api = async (method: string, url: string, body?: unknown) => {
+      const res = await fetch(`${apiUrl()}${url}`, {
+        method,
+        headers: { 'x-api-key': KEY, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      return {
+        status: res.status,
+        json: (await res.json().catch(() => undefined)) as Record<string, unknown>,
+      };
+    };
+    const ingest = async (records: unknown[]) => {
+      await waitFor(
+        async () => {
+          const res = await fetch(`${apiUrl()}/v1/ingest/batches`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ records }),
+          }).catch(() => undefined);
+          return res?.status === 202;
+        },
+        { timeoutMs: 60_000, stepMs: 500, what: 'batch accepted' },
+      );
+    };
+
+    await ingest(streamCatalog(POD, run));
+    const created = await api('POST', '/v1/projects/proj_demo/webhooks/connections', {
+      url: `${rx.url}/earshot`,
+      name: 'cluster receiver',
+    });
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    const connectionId = String(created.json.id);
+    let alertId = '';
+    await waitFor(
+      async () => {
+        const res = await api('POST', '/v1/projects/proj_demo/alerts', {
+          title: 'Northwind on the cluster',
+          entities: [{ entity_type: 'COMPANY', entity_id: 'northwind-robotics' }],
+          notifications: [{ type: 'WEBHOOK', webhook_connection_id: connectionId }],
+        });
+        if (res.status !== 201) return false;
+        alertId = String(res.json.id);
+        return true;
+      },
+      { timeoutMs: 120_000, stepMs: 500, what: 'alert created (the catalog projected)' },
+    );
+    log(`alert ${alertId} created`);
+
+    // The stream, with one instance of each role killed and started again along the way.
+    const victims = ['api-1', 'processors-1', 'projectors-1', 'senders-1'];
+    const batches = EPISODES / BATCH;
+    for (let b = 0; b < batches; b++) {
+      const records = [];
+      for (let i = b * BATCH; i < (b + 1) * BATCH; i++)
+        records.push(...streamEpisode(POD, `ep_cluster_${run}_${i}`, i));
+      await ingest(records);
+      if (b % 2 === 1 && victims.length > 0) {
+        const name = victims.shift()!;
+        const inst = state.instances.find((i) => i.name === name)!;
+        const url = inst.port !== undefined ? `http://127.0.0.1:${inst.port}` : undefined;
+        if (url) down.add(url);
+        process.kill(-inst.pid, 'SIGKILL');
+        log(`${name} killed (pid ${inst.pid})`);
+        const restarted = await clusterRestart({ dir: tmp.dir, name });
+        inst.pid = restarted.pid;
+        if (url) down.delete(url);
+        log(`${name} started again (pid ${restarted.pid})`);
+      }
+    }
+    log(`${EPISODES} episodes ingested`);
+
+    // Lag back to zero on every group, twice 3 s apart (not a rebalance's empty assignment).
+    let zeroSince = 0;
+    await waitFor(
+      async () => {
+        const status = await clusterStatus({ dir: tmp.dir });
+        const groups = Object.values(status?.groups ?? {});
+        const zero = groups.length >= 10 && groups.every((g) => g.lag === 0);
+        if (!zero) zeroSince = 0;
+        else zeroSince ||= Date.now();
+        return zero && Date.now() - zeroSince >= 3_000;
+      },
+      { timeoutMs: 300_000, stepMs: 2_000, what: 'every consumer group caught up' },
+    );
+    log('lag 0 on every group');
+
+    // Feed: every episode once.
+    const feed = await waitForCount(
+      async () => {
+        const res = await api('GET', `/v1/podcasts/episodes?podcast_id=${POD}&limit=100`);
+        return ((res.json?.data as { id: string }[]) ?? []).map((e) => e.id);
+      },
+      EPISODES,
+      'feed',
+    );
+    // Search: every line of every episode once in the lines index.
+    const os = process.env.OPENSEARCH_URL!.replace(/\/$/, '');
+    await fetch(`${os}/earshot-${prefix}lines/_refresh`, { method: 'POST' });
+    const searchCounts = await waitForCount(
+      async () => {
+        const res = await fetch(`${os}/earshot-${prefix}lines/_search`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            size: 0,
+            aggs: { eps: { terms: { field: 'episode_id', size: 1000 } } },
+          }),
+        });
+        const body = (await res.json()) as {
+          aggregations?: { eps: { buckets: { key: string; doc_count: number }[] } };
+        };
+        return (body.aggregations?.eps.buckets ?? []).map((b) => `${b.key}:${b.doc_count}`);
+      },
+      EPISODES,
+      'search',
+    );
+    // Analytics: every episode once under FINAL, and its lines.
+    const store = await ClickHouseAnalyticsStore.connect(state.clickhouse.url);
+    const analytics = await store.query<{ id: string; n: number; lines: number }>(
+      `SELECT e.id AS id, count() AS n, any(l.c) AS lines FROM episodes AS e FINAL
+       LEFT JOIN (SELECT episode_id, count() AS c FROM transcript_lines FINAL GROUP BY episode_id) AS l
+         ON l.episode_id = e.id
+       WHERE e.podcast_id = {p:String} GROUP BY e.id`,
+      { p: POD },
+    );
+    await store.close();
+    // Matches: one per episode.
+    const matches = await waitForCount(
+      async () => {
+        const res = await api('GET', `/v1/alerts/${alertId}/matches?limit=100`);
+        return ((res.json?.data as { source_id: string }[]) ?? []).map((m) => m.source_id);
+      },
+      EPISODES,
+      'matches',
+    );
+    // Webhooks: each match at least once; a repeat is the same delivery (same webhook id).
+    await waitFor(() => new Set(rx!.received.map((r) => matchOf(r.body))).size >= EPISODES, {
+      timeoutMs: 120_000,
+      stepMs: 500,
+      what: 'a webhook for every match',
+    });
+    const byMatch = new Map<string, Set<string>>();
+    for (const r of rx.received) {
+      const m = matchOf(r.body);
+      byMatch.set(m, (byMatch.get(m) ?? new Set()).add(String(r.headers['x-webhook-id'])));
+    }
+
+    console.log(
+      [
+        `cluster counts: episodes ingested ${EPISODES}`,
+        `feed ${feed.length} (distinct ${new Set(feed).size})`,
+        `search episodes ${searchCounts.length}, lines ${searchCounts.reduce((s, c) => s + Number(c.split(':').pop()), 0)}`,
+        `analytics episodes ${analytics.length} (rows under FINAL ${analytics.reduce((s, r) => s + Number(r.n), 0)})`,
+        `matches ${matches.length} (distinct ${new Set(matches).size})`,
+        `webhooks received ${rx.received.length} for ${byMatch.size} matches, deliveries per match max ${Math.max(...[...byMatch.values()].map((s) => s.size))}`,
+        `elapsed ${((Date.now() - t0) / 1000).toFixed(0)} s`,
+      ].join('; '),
+    );
+    expect(feed.length).toBe(EPISODES);
+    expect(new Set(feed).size).toBe(EPISODES);
+    expect(searchCounts).toHaveLength(EPISODES);
+    expect(searchCounts.every((c) => c.endsWith(`:${LINES}`))).toBe(true);
+    expect(analytics).toHaveLength(EPISODES);
+    expect(analytics.every((r) => Number(r.n) === 1 && Number(r.lines) === LINES)).toBe(true);
+    expect(matches).toHaveLength(EPISODES);
+    expect(new Set(matches).size).toBe(EPISODES);
+    expect(byMatch.size).toBe(EPISODES);
+    expect([...byMatch.values()].every((ids) => ids.size === 1)).toBe(true);
+  });
+});
+
+function matchOf(body: unknown): string {
+  return String((body as { match?: { id?: string } })?.match?.id);
+}
+
+/** Polls until `read` returns at least `n` items, then returns them. */
+async function waitForCount<T>(read: () => Promise<T[]>, n: number, what: string): Promise<T[]> {
+  let last: T[] = [];
+  await waitFor(
+    async () => {
+      last = await read().catch(() => []);
+      return last.length >= n;
+    },
+    { timeoutMs: 120_000, stepMs: 1_000, what: `${what}: ${n}` },
+  );
+  return last;
+}
