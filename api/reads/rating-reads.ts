@@ -24,7 +24,12 @@ const RatingsInput = Type.Object({
     }),
   ),
   country: Type.Optional(
-    Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2 country code' }),
+    Type.String({
+      minLength: 2,
+      maxLength: 2,
+      pattern: '^[A-Za-z]{2}$',
+      description: 'ISO 3166-1 alpha-2 country code',
+    }),
   ),
   since: Type.Optional(
     Type.String({
