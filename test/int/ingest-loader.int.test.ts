@@ -198,11 +198,13 @@ describe('NDJSON loader', () => {
       'transcripts.ndjson',
       'chart_rows.ndjson',
       'bias_evaluations.ndjson',
+      'rating_snapshots.ndjson',
     ]);
     expect(countTopic(bb.log, TOPICS.entities)).toBe(manifest.counts.entity);
     expect(countTopic(bb.log, TOPICS.transcripts)).toBe(manifest.counts.transcript);
     expect(countTopic(bb.log, TOPICS.charts)).toBe(manifest.counts.chart_row);
     expect(countTopic(bb.log, TOPICS.bias)).toBe(manifest.counts.bias_evaluation);
+    expect(countTopic(bb.log, TOPICS.ratings)).toBe(manifest.counts.rating_snapshot);
     expect(report.produced).toBe(Object.values(manifest.counts).reduce((s, n) => s + n, 0));
   });
 });
