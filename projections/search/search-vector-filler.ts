@@ -189,16 +189,21 @@ export class VectorFiller {
     return { episodes: episodeIds.length, written };
   }
 
-  /** Runs passes until nothing is pending (tests, benchmarks, rebuilds). */
-  async drain(options: { timeoutMs?: number } = {}): Promise<void> {
+  /**
+   * Runs passes until nothing is pending (tests, benchmarks, rebuilds). Passes that write nothing
+   * (rows read while the projector replaces them) are retried for up to `idleMs` of no progress,
+   * measured in time rather than passes, so a busy machine does not cut the wait short.
+   */
+  async drain(options: { timeoutMs?: number; idleMs?: number } = {}): Promise<void> {
     const deadline = Date.now() + (options.timeoutMs ?? 3_600_000);
-    let idlePasses = 0;
+    const idleMs = options.idleMs ?? 30_000;
+    let lastProgress = Date.now();
     for (;;) {
       const r = await this.runOnce();
       if (r === undefined) throw new Error('no embeddings model: vectors cannot be filled');
       if (r.episodes === 0) return;
-      idlePasses = r.written === 0 ? idlePasses + 1 : 0;
-      if (Date.now() > deadline || idlePasses > 20) {
+      if (r.written > 0) lastProgress = Date.now();
+      if (Date.now() > deadline || Date.now() - lastProgress > idleMs) {
         throw new Error(
           `vector filler did not drain: ${JSON.stringify(await this.options.index().vectorBacklog())}`,
         );
