@@ -15,6 +15,7 @@ import {
   Speaker,
   speakerViews,
   TranscriptLine,
+  transcriptLineView,
 } from '../views/episodes.ts';
 import { iso } from '../windows.ts';
 
@@ -284,18 +285,7 @@ export const episodeRoutes: FastifyPluginAsyncTypebox<AnalyticsRouteOptions> = a
         language: all[0]!.language,
         has_more: end < all.length,
         ...(end < all.length ? { cursor: app.cursors.encode(endpoint, end) } : {}),
-        lines: lines.map((l) => {
-          const s = byLabel.get(l.speaker);
-          return {
-            number: l.line_number,
-            speaker: l.speaker,
-            speaker_name: s?.name ?? null,
-            role: s?.role ?? l.role,
-            start_seconds: l.start_seconds,
-            end_seconds: l.end_seconds,
-            text: l.text,
-          };
-        }),
+        lines: lines.map((l) => transcriptLineView({ ...l, number: l.line_number }, byLabel)),
       };
     },
   );

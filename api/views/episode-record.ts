@@ -8,7 +8,7 @@ import type {
 } from '../../projections/archive/index.ts';
 import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import { compactEntities } from './analytics.ts';
-import { speakerViews } from './episodes.ts';
+import { speakerViews, transcriptLineView } from './episodes.ts';
 
 /**
  * Episode records (the `EpisodeRecord` schema of api/views/episodes.ts) from the archive's rows:
@@ -74,18 +74,7 @@ export async function renderRecords(
       const byLabel = new Map(speakers.map((s) => [s.label, s]));
       record.transcript = {
         language: transcript.language,
-        lines: transcript.lines.map((l) => {
-          const s = byLabel.get(l.speaker);
-          return {
-            number: l.number,
-            speaker: l.speaker,
-            speaker_name: s?.name ?? null,
-            role: s?.role ?? l.role,
-            start_seconds: l.start_seconds,
-            end_seconds: l.end_seconds,
-            text: l.text,
-          };
-        }),
+        lines: transcript.lines.map((l) => transcriptLineView(l, byLabel)),
       };
     }
     let json = JSON.stringify(record);

@@ -113,6 +113,33 @@ export const EpisodeRecord = Type.Object(
 );
 export type EpisodeRecordValue = Static<typeof EpisodeRecord>;
 
+/**
+ * A transcript line as the API returns it: the diarized label with the person identified for it
+ * (the label's role when identified, else the line's own).
+ */
+export function transcriptLineView(
+  line: {
+    number: number;
+    speaker: string;
+    role: string | null;
+    start_seconds: number;
+    end_seconds: number;
+    text: string;
+  },
+  byLabel: Map<string, { name: string | null; role: string }>,
+): Static<typeof TranscriptLine> {
+  const s = byLabel.get(line.speaker);
+  return {
+    number: line.number,
+    speaker: line.speaker,
+    speaker_name: s?.name ?? null,
+    role: s?.role ?? line.role,
+    start_seconds: line.start_seconds,
+    end_seconds: line.end_seconds,
+    text: line.text,
+  };
+}
+
 /** Speaker views from the rows of a store, with the people the catalog knows. */
 export function speakerViews(
   rows: {
