@@ -1,8 +1,10 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { migrate } from '../../projections/state/migrations.ts';
 import { PostgresStateStore } from '../../projections/state/postgres-state-store.ts';
 import { stateStoreContract } from '../contracts/state-store.contract.ts';
 import { missing } from './engines-env.ts';
+import { scratchDatabase } from './scratch-database.ts';
 
 const reason = missing('DATABASE_URL');
 
@@ -18,6 +20,25 @@ if (reason) {
   });
 
   describe('PostgreSQL state store connections', () => {
+    it('migrates an empty database once when several processes start at the same moment', async () => {
+      const scratch = await scratchDatabase('migrate_race');
+      const stores = Array.from({ length: 4 }, () => new PostgresStateStore(scratch.url));
+      try {
+        const applied = await Promise.all(stores.map((store) => migrate(store)));
+        const files = applied.flat();
+        // One process applied every file; the others found them applied.
+        expect(new Set(files).size).toBe(files.length);
+        expect(applied.filter((list) => list.length > 0)).toHaveLength(1);
+        const rows = await stores[0]!.query<{ n: string }>(
+          'SELECT count(*)::text AS n FROM schema_migrations',
+        );
+        expect(Number(rows[0]!.n)).toBe(files.length);
+      } finally {
+        await Promise.all(stores.map((store) => store.close()));
+        await scratch.drop();
+      }
+    });
+
     it('answers reads while a long write runs', async () => {
       const store = new PostgresStateStore(url);
       const table = `slow_write_${process.pid}`;
