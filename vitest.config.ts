@@ -12,6 +12,9 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Fixtures made once per run before any file starts, which files read and never write (the
+    // dump of an empty PGlite cluster that in-memory state stores start from).
+    globalSetup: ['test/support/global-setup.ts'],
     projects: [
       { extends: true, test: { name: 'unit', include: ['**/*.unit.test.ts'], exclude: ['node_modules/**'] } },
       { extends: true, test: { name: 'int', include: ['**/*.int.test.ts'], exclude: ['node_modules/**'] } },
