@@ -12,18 +12,16 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Fixtures made once per run before any file starts, which files read and never write (the
+    // dump of an empty PGlite cluster that in-memory state stores start from).
+    globalSetup: ['test/support/global-setup.ts'],
     projects: [
       { extends: true, test: { name: 'unit', include: ['**/*.unit.test.ts'], exclude: ['node_modules/**'] } },
       { extends: true, test: { name: 'int', include: ['**/*.int.test.ts'], exclude: ['node_modules/**'] } },
-      {
-        extends: true,
-        test: {
-          name: 'e2e',
-          include: ['**/*.e2e.test.ts'],
-          exclude: ['node_modules/**'],
-          fileParallelism: false,
-        },
-      },
+      // End-to-end files share the two workers with the integration files instead of running one
+      // after another at the end, when one worker sat idle. Vitest queues them first (projects in
+      // name order, longest or largest first within one), so the longest start at once.
+      { extends: true, test: { name: 'e2e', include: ['**/*.e2e.test.ts'], exclude: ['node_modules/**'] } },
       {
         // The dashboard in Debian's Chromium against the demo service (npm run test:browser).
         extends: true,

@@ -48,18 +48,22 @@ function isEngineError(err: unknown): boolean {
   return typeof err === 'object' && err !== null && 'query' in err && 'severity' in err;
 }
 
-/** Embedded PostgreSQL (PGlite, WebAssembly) persisted in a directory; `dir` undefined = in memory. */
+/**
+ * Embedded PostgreSQL (PGlite, WebAssembly) persisted in a directory; `dir` undefined = in memory.
+ * `from` is a data directory dumped by PGlite (`dumpDataDir`) to start from instead of creating
+ * an empty cluster, which is most of the cost of opening a new store.
+ */
 export class PgliteStateStore implements StateStore {
   readonly kind = 'embedded';
   private readonly db: PGlite;
   private readonly unlock: () => void = () => {};
 
-  constructor(dir?: string) {
+  constructor(dir?: string, options: { from?: Blob } = {}) {
     if (dir) {
       fs.mkdirSync(dir, { recursive: true });
       this.unlock = lock(dir);
     }
-    this.db = new PGlite(dir);
+    this.db = new PGlite(dir, options.from ? { loadDataDir: options.from } : {});
   }
 
   /** Errors carry the SQLSTATE, message and statement shape, never parameters (state-errors.ts). */

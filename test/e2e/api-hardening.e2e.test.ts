@@ -8,11 +8,13 @@ import { SecretBox } from '../../processors/alerts/delivery/secrets.ts';
 import { spawnEarshot } from '../support/service-process.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../support/wait-for.ts';
+import { authenticationOnTheMatchedRoute } from './scenarios/matched-route-auth.ts';
 
 /**
  * The demo service, started as a user would, against inputs a fuzzer or an attacker sends:
  * non-finite numbers on every numeric parameter of the document, and forged cursors of every
- * endpoint's position shape. Never a 500.
+ * endpoint's position shape. Never a 500. Then, on the same service, authentication on the matched
+ * route and credentials kept out of its log (`scenarios/matched-route-auth.ts`).
  */
 const KEY = 'esk_e2e_hardening_key_0123456789abcdef';
 const SECRETS_KEY = randomBytes(32);
@@ -96,14 +98,15 @@ describe('the API against hostile input', () => {
       EARSHOT_SECRETS_KEY: SECRETS_KEY.toString('base64'),
       EARSHOT_OUTBOUND_ALLOWLIST: '127.0.0.1/32',
       RATE_LIMIT_PER_MINUTE: '1000000',
-      LOG_LEVEL: 'warn',
+      // Every request logged: the credential checks read the log.
+      LOG_LEVEL: 'info',
     });
     await waitFor(async () => (await fetch(`${svc.url}/readyz`).catch(() => undefined))?.status === 200, {
-      timeoutMs: 120_000,
+      timeoutMs: 150_000,
       stepMs: 250,
       what: '/readyz 200 with the demo corpus',
     });
-  }, 150_000);
+  }, 180_000);
   afterAll(async () => {
     const exit = await svc?.stop('SIGTERM');
     tmp.remove();
@@ -422,4 +425,6 @@ describe('the API against hostile input', () => {
     }
     expect(forged).toBeGreaterThan(200);
   }, 300_000);
+
+  authenticationOnTheMatchedRoute(() => ({ svc, key: KEY }));
 });

@@ -15,12 +15,13 @@ import { ArchiveStore, archiveProjector } from '../../projections/archive/index.
 import { catalogProjector } from '../../projections/catalog/catalog-projector.ts';
 import { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import { migrate } from '../../projections/state/migrations.ts';
-import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
+import type { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import { runUntilCaughtUp } from '../support/analytics.ts';
 import { testApi } from '../support/api.ts';
 import { embeddedBackbone } from '../support/backbone.ts';
 import { sseClient } from '../support/sse-client.ts';
+import { memoryStateStore } from '../support/state.ts';
 
 type Feed = {
   data: { id: string; published_at: string; title: string; podcast: { id: string } }[];
@@ -50,7 +51,7 @@ describe('archive replay of the demo corpus', () => {
     const ingest = new IngestState(path.join(bb.dir, 'ingest-state'));
     await loadNdjson(dir, { producer: bb.producer, state: ingest });
     await ingest.close();
-    state = new PgliteStateStore();
+    state = memoryStateStore();
     await migrate(state);
     analytics = new ChdbAnalyticsStore(path.join(bb.dir, 'analytics'));
     await migrateAnalytics(analytics);

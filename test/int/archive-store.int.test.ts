@@ -1,7 +1,7 @@
-import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
 import { archiveStoreContract } from '../contracts/archive-store.contract.ts';
+import { memoryStateStore } from '../support/state.ts';
 
 archiveStoreContract('PGlite', async () => {
-  const store = new PgliteStateStore();
+  const store = memoryStateStore();
   return { store, cleanup: () => store.close() };
 });

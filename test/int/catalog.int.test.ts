@@ -5,11 +5,12 @@ import { ConsumerRunner } from '../../processors/consumer-runner.ts';
 import { catalogProjector } from '../../projections/catalog/catalog-projector.ts';
 import { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import { migrate } from '../../projections/state/migrations.ts';
-import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
+import type { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
 import { loadExample } from '../../schemas/avro-schemas.ts';
 import type { Entity, EpisodePublished, Podcast, Publisher } from '../../schemas/generated/index.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import { embeddedBackbone } from '../support/backbone.ts';
+import { memoryStateStore } from '../support/state.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 type Backbone = Awaited<ReturnType<typeof embeddedBackbone>>;
@@ -37,7 +38,7 @@ describe('catalog projection', () => {
 
   beforeAll(async () => {
     bb = await embeddedBackbone();
-    state = new PgliteStateStore();
+    state = memoryStateStore();
     await migrate(state);
     reader = new CatalogReader(state);
     await bb.producer.send(TOPICS.publishers, [{ key: publisher.id, value: publisher }]);

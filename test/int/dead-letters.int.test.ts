@@ -13,11 +13,12 @@ import {
 } from '../../processors/dead-letters.ts';
 import { catalogProjector } from '../../projections/catalog/catalog-projector.ts';
 import { migrate } from '../../projections/state/migrations.ts';
-import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
+import type { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
 import { loadExample } from '../../schemas/avro-schemas.ts';
 import type { Podcast } from '../../schemas/generated/index.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import { embeddedBackbone } from '../support/backbone.ts';
+import { memoryStateStore } from '../support/state.ts';
 import { countTopic } from '../support/topics.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -50,7 +51,7 @@ describe('dead letters: list, show, replay', () => {
 
   beforeAll(async () => {
     bb = await embeddedBackbone();
-    state = new PgliteStateStore();
+    state = memoryStateStore();
     await migrate(state);
     runner = new ConsumerRunner(catalogProjector(state) as never, bb.log, bb.producer, silentLogger(), {
       maxBatchItems: 100,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Accounts } from '../../projections/state/accounts.ts';
 import { migrate } from '../../projections/state/migrations.ts';
-import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
+import { memoryStateStore } from '../support/state.ts';
 
 /**
  * Several API instances start together on one state store (`earshot cluster up --api 2`): each
@@ -9,7 +9,7 @@ import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts'
  */
 describe('demo account, made by instances starting together', () => {
   it('is made once and every instance gets it', async () => {
-    const state = new PgliteStateStore();
+    const state = memoryStateStore();
     await migrate(state);
     try {
       const key = 'esk_cluster_race_bootstrap_0123456789abcd';

@@ -9,6 +9,7 @@ import { type OperatorActions, operatorActions, parseExpiresIn } from '../../inf
 import { Accounts } from '../../projections/state/accounts.ts';
 import { migrate } from '../../projections/state/migrations.ts';
 import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
+import { memoryStateStore } from '../support/state.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 const DAY = 86_400_000;
@@ -33,7 +34,7 @@ describe('operators mint keys with an expiry', () => {
     let remote: OperatorActions;
 
     beforeAll(async () => {
-      state = new PgliteStateStore();
+      state = memoryStateStore();
       await migrate(state);
       const accounts = new Accounts(state);
       const org = await accounts.createOrganization({ name: 'Acme Audio', slug: 'acme' });

@@ -1,7 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LanceDbSearchIndex } from '../../projections/search/lancedb/lancedb-search-index.ts';
-import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
 import { type Corpus, generateTestCorpus, produceCorpus } from '../support/corpus.ts';
 import {
   openTestEmbeddings,
@@ -9,6 +8,7 @@ import {
   type SearchEmbeddings,
   searchApi,
 } from '../support/search.ts';
+import { memoryStateStore } from '../support/state.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field
@@ -42,7 +42,7 @@ beforeAll(async () => {
     model: embeddings.query.model,
   });
   await index.open();
-  const state = new PgliteStateStore();
+  const state = memoryStateStore();
   api = await searchApi({ index, state, embeddings: embeddings.query });
   const projection = await projectIntoSearch({
     index,

@@ -7,7 +7,7 @@ import { fetchModel, TOKENIZER_FILE } from '../../projections/embeddings/model-f
 import { LanceDbSearchIndex } from '../../projections/search/lancedb/lancedb-search-index.ts';
 import { SearchRuntime } from '../../projections/search/search-runtime.ts';
 import { VectorFiller } from '../../projections/search/search-vector-filler.ts';
-import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
+import type { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
 import { type Corpus, generateTestCorpus, produceCorpus } from '../support/corpus.ts';
 import {
   openTestEmbeddings,
@@ -16,6 +16,7 @@ import {
   searchApi,
   TEST_MODELS_DIR,
 } from '../support/search.ts';
+import { memoryStateStore } from '../support/state.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -95,7 +96,7 @@ beforeAll(async () => {
     model: embeddings.query.model,
   });
   await index.open();
-  state = new PgliteStateStore();
+  state = memoryStateStore();
   api = await searchApi({ index, state, embeddings: embeddings.query });
   const projection = await projectIntoSearch({
     index,

@@ -6,9 +6,9 @@ import { LanceDbSearchIndex } from '../../projections/search/lancedb/lancedb-sea
 import { passageVectorKey } from '../../projections/search/passages.ts';
 import { SearchRuntime } from '../../projections/search/search-runtime.ts';
 import { VectorFiller } from '../../projections/search/search-vector-filler.ts';
-import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
 import { type Corpus, generateTestCorpus, produceCorpus } from '../support/corpus.ts';
 import { openTestEmbeddings, projectIntoSearch, searchApi, TEST_MODELS_DIR } from '../support/search.ts';
+import { memoryStateStore } from '../support/state.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -19,7 +19,7 @@ type Json = any;
 // embeds the backlog in passes, and semantic search opens once that backlog is done.
 const tmp = tempDir('earshot-search-vectors-');
 let corpus: Corpus;
-const state = new PgliteStateStore();
+const state = memoryStateStore();
 let runtime: SearchRuntime;
 let api: Awaited<ReturnType<typeof searchApi>>;
 let indexed = false;

@@ -7,9 +7,9 @@ import { ChdbAnalyticsStore } from '../../projections/analytics/chdb-analytics-s
 import { catalogProjector } from '../../projections/catalog/catalog-projector.ts';
 import { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import { migrate } from '../../projections/state/migrations.ts';
-import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
 import { embeddedBackbone } from './backbone.ts';
 import { type Corpus, generateTestCorpus, produceCorpus } from './corpus.ts';
+import { memoryStateStore } from './state.ts';
 import { waitFor } from './wait-for.ts';
 
 type Backbone = Awaited<ReturnType<typeof embeddedBackbone>>;
@@ -50,7 +50,7 @@ export async function projectedCorpus(options: {
 }) {
   const bb = await embeddedBackbone();
   const corpus: Corpus = await generateTestCorpus({ ...options, dir: path.join(bb.dir, 'corpus') });
-  const state = new PgliteStateStore();
+  const state = memoryStateStore();
   await migrate(state);
   const catalog = new CatalogReader(state);
   const analytics: AnalyticsStore = new ChdbAnalyticsStore(path.join(bb.dir, 'analytics'));

@@ -10,9 +10,9 @@ import { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import type { SearchIndex } from '../../projections/search/search-index.ts';
 import { Accounts } from '../../projections/state/accounts.ts';
 import { migrate } from '../../projections/state/migrations.ts';
-import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
 import type { StateStore } from '../../projections/state/state-store.ts';
 import { type TestDeliveryOptions, testDeliveryKit } from './delivery.ts';
+import { memoryStateStore } from './state.ts';
 
 export const TEST_SETTINGS: ApiSettings = {
   publicUrl: 'http://127.0.0.1:8080',
@@ -43,7 +43,7 @@ export async function testApi(
     facilitator?: Facilitator;
   } = {},
 ) {
-  const state: StateStore = options.state ?? new PgliteStateStore();
+  const state: StateStore = options.state ?? memoryStateStore();
   if (!options.state) await migrate(state);
   const accounts = new Accounts(state);
   // A second API on a store that already holds the first one's organizations gets its own.

@@ -22,11 +22,11 @@ import {
 import { VectorFiller } from '../../projections/search/search-vector-filler.ts';
 import { Accounts } from '../../projections/state/accounts.ts';
 import { migrate } from '../../projections/state/migrations.ts';
-import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
 import type { StateStore } from '../../projections/state/state-store.ts';
 import { TEST_SETTINGS } from './api.ts';
 import { embeddedBackbone } from './backbone.ts';
 import { testDeliveryKit } from './delivery.ts';
+import { memoryStateStore } from './state.ts';
 import { waitFor } from './wait-for.ts';
 
 /** The model cache the embeddings tests share (one download per machine). */
@@ -143,7 +143,7 @@ export async function searchApi(options: {
   services: SearchServices;
   close(): Promise<void>;
 }> {
-  const state = options.state ?? new PgliteStateStore();
+  const state = options.state ?? memoryStateStore();
   await migrate(state);
   const accounts = new Accounts(state);
   const org = await accounts.createOrganization({

@@ -11,11 +11,11 @@ import { ConsumerRunner } from '../../processors/consumer-runner.ts';
 import { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import { Accounts } from '../../projections/state/accounts.ts';
 import { migrate } from '../../projections/state/migrations.ts';
-import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
 import type { DeliveryRequested } from '../../schemas/generated/index.ts';
 import { TOPICS, type TopicSpec } from '../../schemas/topics.ts';
 import { embeddedBackbone } from './backbone.ts';
 import { testDeliveryKit } from './delivery.ts';
+import { memoryStateStore } from './state.ts';
 
 /**
  * The senders on embedded engines, apart from alert management: an event backbone, an in-memory
@@ -29,7 +29,7 @@ export async function senderHarness(options: {
   clock?: Clock;
 }) {
   const backbone = await embeddedBackbone();
-  const state = new PgliteStateStore();
+  const state = memoryStateStore();
   await migrate(state);
   const accounts = new Accounts(state);
   await accounts.createOrganization({ id: 'org_test', name: 'Test Org', slug: 'test-org' });

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pathVariants, rawGet, refusedOrUnrouted } from '../support/path-variants.ts';
-import { spawnEarshot } from '../support/service-process.ts';
-import { tempDir } from '../support/temp-dir.ts';
-import { waitFor } from '../support/wait-for.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { pathVariants, rawGet, refusedOrUnrouted } from '../../support/path-variants.ts';
+import type { spawnEarshot } from '../../support/service-process.ts';
+import { waitFor } from '../../support/wait-for.ts';
 
 interface Parameter {
   name: string;
@@ -12,37 +11,33 @@ interface Parameter {
 }
 type OpenApi = { paths: Record<string, Record<string, { security?: unknown; parameters?: Parameter[] }>> };
 
+/** A started demo service (logging at info) and its demo key. */
+export interface DemoService {
+  svc: Awaited<ReturnType<typeof spawnEarshot>>;
+  key: string;
+}
+
 /**
  * The running service (`earshot start`, demo corpus) against what an attacker would send: every
  * GET /v1 operation of its live /openapi.json, with real ids, under every spelling of its path,
  * without a credential; and credentials in query strings, which must never reach its log.
+ * Declared inside `api-hardening.e2e.test.ts`'s describe, on the demo service that file starts:
+ * both only read the demo, so one start serves both.
  */
-describe('earshot start: authentication on the matched route, credentials kept out of the log', () => {
-  const dir = tempDir();
-  const key = 'esk_e2e_security_key_0123456789abcdef';
-  let svc: Awaited<ReturnType<typeof spawnEarshot>>;
+export function authenticationOnTheMatchedRoute(demo: () => DemoService): void {
+  describe('authentication on the matched route, credentials kept out of the log', () => suite(demo));
+}
+
+function suite(demo: () => DemoService): void {
+  let svc: DemoService['svc'];
+  let key: string;
   const get = async (path: string) => {
     const res = await rawGet(svc.url, path, { 'x-api-key': key });
     expect(res.status, path).toBe(200);
     return JSON.parse(res.body) as { data: { id: string }[] };
   };
-
-  beforeAll(async () => {
-    svc = await spawnEarshot(['start'], {
-      EARSHOT_DATA_DIR: dir.dir,
-      EARSHOT_DEMO: 'on',
-      EARSHOT_BOOTSTRAP_API_KEY: key,
-    });
-    await waitFor(async () => (await fetch(`${svc.url}/readyz`).catch(() => undefined))?.status === 200, {
-      timeoutMs: 150_000,
-      stepMs: 250,
-      what: '/readyz 200 with the demo corpus',
-    });
-  }, 180_000);
-  afterAll(async () => {
-    const exit = await svc?.stop('SIGTERM');
-    expect(exit?.code, svc?.output()).toBe(0);
-    dir.remove();
+  beforeAll(() => {
+    ({ svc, key } = demo());
   });
 
   it('answers no GET /v1 operation of /openapi.json, under any spelling of its path, without a credential', async () => {
@@ -128,4 +123,4 @@ describe('earshot start: authentication on the matched route, credentials kept o
     expect(log).toContain('/v1/alerts/disable?token=[REDACTED]');
     for (const secret of [key, wrongKey, disableToken, verifyToken]) expect(log).not.toContain(secret);
   });
-});
+}
