@@ -294,13 +294,17 @@ webhooks
 const models = program.command('models').description('the local embeddings model (semantic search)');
 models
   .command('fetch')
-  .description('download all-MiniLM-L6-v2 (ONNX + tokenizer) into the models cache unless it is there')
+  .description(
+    'download the local model (EARSHOT_EMBEDDINGS_LOCAL_MODEL, default all-MiniLM-L6-v2; ONNX + tokenizer) into the models cache unless it is there',
+  )
   .action(async () => {
     const { fetchModel } = await import('../projections/embeddings/model-fetch.ts');
     const { modelsDir } = await import('./composition.ts');
     let lastMb = -1;
+    const cfg = await config();
     const fetched = await fetchModel({
-      modelsDir: modelsDir(await config()),
+      modelsDir: modelsDir(cfg),
+      model: cfg.env.EARSHOT_EMBEDDINGS_LOCAL_MODEL,
       onProgress: (p) => {
         const mb = Math.floor(p.receivedBytes / 2 ** 20);
         if (p.done || mb >= lastMb + 10) {

@@ -305,7 +305,7 @@ export function modelsDir(config: Config): string {
 /**
  * Search: OpenSearch when `OPENSEARCH_URL` is set, else LanceDB under `DATA_DIR/search`.
  * Embeddings: an OpenAI-compatible server when `EARSHOT_EMBEDDINGS_URL` is set, else the local
- * all-MiniLM-L6-v2 ONNX model (fetched at start when missing unless `EARSHOT_EMBEDDINGS_FETCH=off`),
+ * ONNX model `EARSHOT_EMBEDDINGS_LOCAL_MODEL` (fetched at start when missing unless `EARSHOT_EMBEDDINGS_FETCH=off`),
  * queried on the API thread and run in a worker thread for indexing. No model: no vectors.
  */
 export function createSearch(config: Config, logger: Logger): SearchRuntime {
@@ -348,28 +348,30 @@ export function createSearch(config: Config, logger: Logger): SearchRuntime {
         }
       }
       const dir = modelsDir(config);
-      let cached = await findCachedModel(dir);
+      const model = env.EARSHOT_EMBEDDINGS_LOCAL_MODEL;
+      let cached = await findCachedModel(dir, model);
       if (!cached && fetchIfMissing && env.EARSHOT_EMBEDDINGS_FETCH === 'on') {
-        logger.info({ modelsDir: dir }, 'fetching the embeddings model');
-        cached = await fetchModel({ modelsDir: dir }).catch((err: Error) => {
+        logger.info({ modelsDir: dir, model }, 'fetching the embeddings model');
+        cached = await fetchModel({ modelsDir: dir, model }).catch((err: Error) => {
           logger.warn({ err: err.message }, 'could not fetch the embeddings model');
           return undefined;
         });
       }
       if (!cached) {
         return {
-          reason: `all-MiniLM-L6-v2 is not cached in ${dir} (run \`earshot models fetch\`) and EARSHOT_EMBEDDINGS_URL is unset`,
+          reason: `${model} is not cached in ${dir} (run \`earshot models fetch\`) and EARSHOT_EMBEDDINGS_URL is unset`,
         };
       }
       try {
         return {
           ...(query
-            ? { query: await OnnxEmbeddings.open({ modelDir: cached.dir, intraOpNumThreads: 1 }) }
+            ? { query: await OnnxEmbeddings.open({ modelDir: cached.dir, model, intraOpNumThreads: 1 }) }
             : {}),
           ...(indexing
             ? {
                 indexing: await WorkerEmbeddings.open({
                   modelDir: cached.dir,
+                  model,
                   intraOpNumThreads: env.EARSHOT_EMBEDDINGS_THREADS,
                 }),
               }

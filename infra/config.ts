@@ -2,6 +2,7 @@ import { FormatRegistry, type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { CRASH_POINTS } from '../ingest/loader/batch-ingest.ts';
 import { ROLES, type Role } from '../processors/pipeline.ts';
+import { LOCAL_MODEL_NAMES, MODEL_NAME } from '../projections/embeddings/local-models.ts';
 import { dataDirOf } from './data-dir.ts';
 
 if (!FormatRegistry.Has('uri')) FormatRegistry.Set('uri', (v) => URL.canParse(v));
@@ -108,8 +109,16 @@ export const EnvSchema = Type.Object({
   EARSHOT_EMBEDDINGS_FETCH: Type.Union([Type.Literal('on'), Type.Literal('off')], {
     default: 'on',
     description:
-      'download all-MiniLM-L6-v2 at start, in the background, when it is not cached (`off`: semantic search stays unavailable until `earshot models fetch`)',
+      'download the local model at start, in the background, when it is not cached (`off`: semantic search stays unavailable until `earshot models fetch`)',
   }),
+  EARSHOT_EMBEDDINGS_LOCAL_MODEL: Type.Union(
+    LOCAL_MODEL_NAMES.map((name) => Type.Literal(name)),
+    {
+      default: MODEL_NAME,
+      description:
+        'the local ONNX model semantic search runs (Maven Central `dev.langchain4j` exports; see docs/search.md): all-MiniLM-L6-v2, its int8 export, bge-small-en-v1.5 or its int8 export; switching rebuilds the search projection',
+    },
+  ),
   EARSHOT_MODELS_DIR: Type.Optional(
     Type.String({
       description: 'where the local model is cached, shared by every data dir',

@@ -208,13 +208,50 @@ export async function rankLines(
 }
 
 /**
- * The lines of ranked passages, in passage order, each once with the score and rank of the best
- * passage showing it. A passage of one line shows that line. A passage of several lines shows
- * those of its lines that carry the match: the lines whose own passage (passages.ts builds one
- * for each line that shares its passages) is among the hits too, best first; when none is, the
- * meaning is in the lines together and all of them are shown.
+ * The lines of ranked passages, each once. Two rankings of the same hits are fused by reciprocal
+ * rank: the lines in context (passage order: a passage of one line shows that line; a passage of
+ * several lines shows those of its lines whose own passage — passages.ts builds one for each line
+ * that shares its passages — is among the hits too, best first, or all of them when none is, the
+ * meaning then being in the lines together), and the lines by their own passage alone. A line
+ * that carries the match by itself and in its context ranks first; a line that only sits in a
+ * well-ranked passage no longer crowds out lines that say it themselves (on the generator's
+ * paraphrase queries, English line recall@10 0.640 → 0.780 with segments 0.868 → 0.862).
+ * `score` is the best cosine of a passage showing the line; `rank` its place in the fused list.
  */
 export function passageLines(passages: PassageHit[]): RankedLine[] {
+  const inContext = contextLines(passages);
+  const own: RankedLine[] = [];
+  const seen = new Set<string>();
+  for (const p of passages) {
+    if (p.number !== p.last_number) continue;
+    const id = `${p.episode_id}:${p.number}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    own.push({
+      id,
+      segment_id: p.segment_id,
+      episode_id: p.episode_id,
+      number: p.number,
+      published_at: p.published_at,
+      score: p.score,
+      rank: own.length + 1,
+    });
+  }
+  const best = new Map(inContext.map((l) => [l.id, l.score]));
+  return reciprocalRankFusion(
+    [inContext, own],
+    (l) => l.id,
+    undefined,
+    (l) => l.rank,
+  ).map((f, i) => ({
+    ...f.item,
+    score: Math.max(best.get(f.item.id) ?? 0, f.item.score),
+    rank: i + 1,
+  }));
+}
+
+/** The lines of ranked passages in passage order, as the passages show them (see passageLines). */
+function contextLines(passages: PassageHit[]): RankedLine[] {
   const out: RankedLine[] = [];
   const seen = new Set<string>();
   // Each line's best score as a passage of its own.

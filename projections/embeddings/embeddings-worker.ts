@@ -9,6 +9,7 @@ const port = parentPort!;
 try {
   const model = await OnnxEmbeddings.open({
     modelDir: options.modelDir,
+    ...(options.model ? { model: options.model } : {}),
     ...(options.intraOpNumThreads ? { intraOpNumThreads: options.intraOpNumThreads } : {}),
   });
   port.on('message', async (msg: { id?: number; texts?: string[]; close?: boolean }) => {
@@ -27,7 +28,7 @@ try {
       port.postMessage({ id: msg.id, error: (err as Error).message });
     }
   });
-  port.postMessage({ ready: true, dimensions: model.dimensions });
+  port.postMessage({ ready: true, dimensions: model.dimensions, model: model.model });
 } catch (err) {
   port.postMessage({ id: 0, error: `could not load the model: ${(err as Error).message}` });
 }

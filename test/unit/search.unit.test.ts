@@ -146,20 +146,24 @@ describe('passages', () => {
       score,
     });
     const shown = (hits: PassageHit[]) => passageLines(hits).map((l) => [l.number, l.rank]);
-    // Lines 1-8 hit first; of them, 5 and 3 rank on their own (5 better): only they are shown, at
-    // the passage's rank; line 12 then comes on its own; line 5 is not shown twice.
+    // Lines 1-8 hit first; of them, 5 and 3 rank on their own (5 better): only they are shown in
+    // context; line 12 comes on its own; line 5 is not shown twice. Fused with the lines' own
+    // ranking (5, 12, 3), 5 stays first and 3 keeps second by a hair.
     expect(shown([hit(1, 8, 0.7), hit(5, 5, 0.6), hit(12, 12, 0.5), hit(3, 3, 0.4)])).toEqual([
       [5, 1],
-      [3, 1],
+      [3, 2],
       [12, 3],
     ]);
-    // No line of the passage ranks on its own: the meaning is in the lines together.
+    // No line of the passage ranks on its own: the meaning is in the lines together, and they are
+    // all shown — after line 9, which says it by itself.
     expect(shown([hit(1, 3, 0.7), hit(9, 9, 0.5)])).toEqual([
-      [1, 1],
-      [2, 1],
-      [3, 1],
-      [9, 2],
+      [9, 1],
+      [1, 2],
+      [2, 3],
+      [3, 4],
     ]);
+    // A score is the best cosine of a passage showing the line.
+    expect(passageLines([hit(1, 3, 0.7), hit(9, 9, 0.5)]).map((l) => l.score)).toEqual([0.5, 0.7, 0.7, 0.7]);
   });
 
   it('keys a passage by its text and the recipe', () => {
