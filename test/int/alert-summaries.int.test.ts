@@ -153,7 +153,8 @@ describe('alert match summaries', () => {
     );
     for (const r of runners) await r.start();
     for (const t of rt.tasks()) if (t.name === 'alert-matcher') await t.start();
-  });
+    // a migrated PGlite, a backbone and eight consumers: over a minute on a loaded machine
+  }, 180_000);
   afterAll(async () => {
     for (const r of runners ?? []) await r.stop();
     for (const t of rt?.tasks() ?? []) await t.stop();
