@@ -68,6 +68,7 @@ export const ERROR_CODES = {
   rate_limited: { status: 429, title: 'Too many requests' },
   request_header_fields_too_large: { status: 431, title: 'Request header fields too large' },
   internal_error: { status: 500, title: 'Internal server error' },
+  not_implemented: { status: 501, title: 'Not implemented' },
   service_unavailable: { status: 503, title: 'Service unavailable' },
   semantic_search_unavailable: { status: 503, title: 'Semantic search unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;

@@ -11,8 +11,10 @@ import { LmdbSchemaRegistry } from '../ingest/schema-registry/lmdb-schema-regist
 import type { SchemaRegistry } from '../ingest/schema-registry/schema-registry.ts';
 import {
   AlertingPipeline,
+  ApiKey,
   allowlistProblem,
   analyticsBiasReader,
+  type ChatSummarizerOptions,
   cachedBiasReader,
   createDeliveryKit,
   type DeliveryKit,
@@ -131,6 +133,18 @@ export function createDelivery(
       concurrency: env.EARSHOT_DELIVERY_CONCURRENCY,
     },
   });
+}
+
+/** The chat model of match summaries (`EARSHOT_LLM_*`), or undefined: extractive summaries. */
+function llmOf(config: Config): ChatSummarizerOptions | undefined {
+  const { env } = config;
+  if (!env.EARSHOT_LLM_URL) return undefined;
+  return {
+    url: env.EARSHOT_LLM_URL,
+    model: env.EARSHOT_LLM_MODEL,
+    ...(env.EARSHOT_LLM_API_KEY ? { apiKey: new ApiKey(env.EARSHOT_LLM_API_KEY) } : {}),
+    timeoutMs: env.EARSHOT_LLM_TIMEOUT_MS,
+  };
 }
 
 function checkAllowlist(config: Config): void {
@@ -259,6 +273,7 @@ export async function buildPlatform(config: Config, logger: Logger): Promise<Pla
       delivery,
       dataDir: config.dataDir,
       exclusiveStore: state.kind === 'embedded',
+      llm: llmOf(config),
     }),
     search,
     async close() {

@@ -316,6 +316,27 @@ export const EnvSchema = Type.Object({
     default: 'https://slack.com/oauth/v2/authorize',
     description: "the team-chat platform's OAuth v2 authorization page the install sends people to",
   }),
+  EARSHOT_LLM_URL: OptionalUrl(
+    'OpenAI-compatible chat server (`POST …/v1/chat/completions`) that writes the `llm_summary` of alert matches, reached through the outbound guard (`http` and private addresses only when in `EARSHOT_OUTBOUND_ALLOWLIST`)',
+    'extractive summaries: sentences of the match windows',
+  ),
+  EARSHOT_LLM_MODEL: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description: 'model name sent to that server',
+      unset: 'no `model` in the request (single-model servers)',
+    }),
+  ),
+  EARSHOT_LLM_API_KEY: Type.Optional(
+    Type.String({ minLength: 1, description: 'bearer token for that server; never logged' }),
+  ),
+  EARSHOT_LLM_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 300_000,
+    default: 20_000,
+    description:
+      'budget of one summary request; a timeout, 408, 429 or 5xx is tried 3 times in all, then the summary is extractive',
+  }),
   EARSHOT_DELIVERY_RETRY_SCHEDULE: Type.String({
     default: '0s,5s,5m,30m,2h',
     pattern: '^\\s*\\d+(\\.\\d+)?(ms|s|m|h)(\\s*,\\s*\\d+(\\.\\d+)?(ms|s|m|h))*\\s*$',

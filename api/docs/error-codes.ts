@@ -163,6 +163,11 @@ export const ERROR_CODE_GUIDES: Record<ErrorCode, ErrorCodeGuide> = {
     meaning: 'Something failed on the server. It has been logged.',
     action: 'Retry later; if it persists, report the `instance` and the time.',
   },
+  not_implemented: {
+    meaning:
+      'The server does not implement what the request asks for: an oEmbed `format` other than `json` (the oEmbed specification asks for 501 there).',
+    action: 'Ask for `format=json`, or leave `format` out.',
+  },
   service_unavailable: {
     meaning: 'A store or engine the request needs is unavailable for the moment.',
     action: 'Retry after the seconds in `Retry-After`.',

@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import type { AnalyticsReads } from '../../projections/analytics/analytics-reads.ts';
 import type { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import { html, type SafeHtml } from '../html.ts';
-import { invalidParameter } from '../problem.ts';
+import { invalidParameter, problem } from '../problem.ts';
 import { withProblems } from '../schemas.ts';
 import { notFound } from '../views/analytics.ts';
 
@@ -158,7 +158,14 @@ ${episode.audio_url ? html`<audio controls preload="none" src="${episode.audio_u
       maxLength: 2000,
       description: 'the address of a clip or episode embed of this API',
     }),
-    format: Type.Optional(Type.Literal('json', { default: 'json', description: 'only json is served' })),
+    format: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 20,
+        default: 'json',
+        description: 'only `json` is served: another format (`xml`) is 501 `not_implemented`, as oEmbed asks',
+      }),
+    ),
     maxwidth: Type.Optional(Type.Integer({ minimum: 100, maximum: 4000 })),
     maxheight: Type.Optional(Type.Integer({ minimum: 100, maximum: 4000 })),
   });
@@ -189,6 +196,16 @@ ${episode.audio_url ? html`<audio controls preload="none" src="${episode.audio_u
     },
     async (request, reply) => {
       const q = request.query;
+      // oEmbed 1.0, section 2.3.4: a format the provider does not serve is 501 Not Implemented.
+      if (q.format !== undefined && q.format !== 'json') {
+        throw problem(
+          'not_implemented',
+          `oEmbed format ${JSON.stringify(q.format)} is not served; use json.`,
+          {
+            errors: [{ location: 'query.format', message: 'only json is served', value: q.format }],
+          },
+        );
+      }
       let target: URL;
       try {
         target = new URL(q.url);

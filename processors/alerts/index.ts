@@ -68,3 +68,5 @@ export { alertView, previewView } from './presentation/views.ts';
 export { analyticsBiasReader, cachedBiasReader } from './reads/bias.ts';
 // Why the rules refuse a request.
 export { AlertRuleError, type RefusalCode, type RuleViolation } from './rules/refusal.ts';
+export { ApiKey, ChatSummarizer, type ChatSummarizerOptions } from './summaries/chat-summarizer.ts';
+export { extractiveSummary } from './summaries/extractive.ts';

@@ -7,6 +7,7 @@ import type { PipelineStep, PipelineTask } from '../pipeline.ts';
 import type { DeliveryKit } from './delivery/kit.ts';
 import { SendersRuntime } from './delivery/senders.ts';
 import { AlertsRuntime } from './runtime.ts';
+import { ChatSummarizer, type ChatSummarizerOptions } from './summaries/chat-summarizer.ts';
 
 /**
  * Everything alerting runs in the pipeline, built once per process (infra/composition.ts):
@@ -31,6 +32,8 @@ export class AlertingPipeline {
      * keeps its episode facts in the state store, so it can run as several processes.
      */
     exclusiveStore: boolean;
+    /** The chat model match summaries come from; absent: extractive summaries. */
+    llm?: ChatSummarizerOptions;
   }) {
     const { state, catalog, producer, logger } = deps;
     this.alerts = new AlertsRuntime({
@@ -41,6 +44,8 @@ export class AlertingPipeline {
       dir: path.join(deps.dataDir, 'alert-matcher'),
       // A shared state store (PostgreSQL) means the matcher may run as several processes.
       factsInStateStore: !deps.exclusiveStore,
+      // through the delivery kit's client: the outbound guard and its allowlist
+      chat: deps.llm ? new ChatSummarizer(deps.delivery.http, deps.llm) : undefined,
     });
     this.senders = new SendersRuntime({
       kit: deps.delivery,

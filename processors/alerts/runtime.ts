@@ -12,7 +12,9 @@ import { DigestScheduler } from './planning/digest-scheduler.ts';
 import { DeliveryPlanner } from './planning/planner.ts';
 import { deliveriesProjector } from './projectors/deliveries-projector.ts';
 import { matchesProjector } from './projectors/matches-projector.ts';
-import { KEPT } from './steps.ts';
+import { KEPT, SUMMARIES_KEPT } from './steps.ts';
+import type { ChatSummarizer } from './summaries/chat-summarizer.ts';
+import { matchSummarizer } from './summaries/summarizer.ts';
 
 /**
  * The alert side of the pipeline, built once per process: the in-memory alert index shared by
@@ -20,7 +22,7 @@ import { KEPT } from './steps.ts';
  * the first process step that needs it), and the steps and timers, each declared below with its
  * role and outputs: the matcher (episode topics → alerts.matched), the realtime delivery planner
  * and the digest scheduler (→ deliveries.requested), and the projections of matches and
- * deliveries into the state store.
+ * deliveries into the state store, and the summarizer (alerts.matched → `llm_summary`).
  */
 export interface AlertsDeps {
   state: StateStore;
@@ -41,6 +43,8 @@ export interface AlertsDeps {
   realtimeHorizonMs?: number;
   digestIntervalMs?: number;
   digestGraceMs?: number;
+  /** The chat model match summaries come from (`EARSHOT_LLM_URL`); absent: extractive summaries. */
+  chat?: ChatSummarizer;
 }
 
 export class AlertsRuntime {
@@ -95,6 +99,13 @@ export class AlertsRuntime {
       step('processors', this.matcher.definition(), { topics: [TOPICS.alertMatches], stores: [facts] }, KEPT),
       step('processors', this.planner.definition(), { topics: [TOPICS.deliveriesRequested] }, KEPT),
       step('projectors', matchesProjector(state), { stores: [tablesOf('state', 'alert_matches')] }, KEPT),
+      // after the match, never before it: a model (through the outbound guard) or the windows
+      step(
+        'processors',
+        matchSummarizer({ state, logger: this.deps.logger, chat: this.deps.chat }),
+        { stores: [tablesOf('state', 'alert_match_summaries')] },
+        SUMMARIES_KEPT,
+      ),
       step(
         'projectors',
         deliveriesProjector(state),

@@ -8,3 +8,9 @@ import type { Rebuild } from '../pipeline.ts';
 export const KEPT: Rebuild = {
   never: 'alerting keeps what it matched and sent: reprocessing its inputs would notify again',
 };
+
+/** Why match summaries are not rebuilt: they stay with the matches they describe. */
+export const SUMMARIES_KEPT: Rebuild = {
+  never:
+    'summaries stay with the matches they describe (kept too); writing them again would call the model again',
+};

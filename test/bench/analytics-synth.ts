@@ -5,15 +5,19 @@ import type {
   MentionsDetected,
   Podcast,
   Publisher,
+  RatingSnapshot,
+  Segments,
   SpeakersIdentified,
 } from '../../schemas/generated/index.ts';
+import { TOPIC_IDS } from '../../schemas/occupations.ts';
 
 /**
  * A synthetic but realistically shaped mention workload for the analytics benchmark: thousands
  * of podcasts of a few hundred publishers publishing at their own pace over a year, tens of
  * thousands of entities mentioned with a heavy-tailed (Zipf-like) popularity, each episode with
- * a few focus entities named on many lines, passing mentions, and sponsor reads whose lines are
- * flagged as ads. Deterministic for a seed.
+ * a few focus entities named on many lines, passing mentions, sponsor reads whose lines are
+ * flagged as ads, topical segments (what the topic reads count) and monthly listener ratings per
+ * podcast, platform and country (the ratings read). Deterministic for a seed.
  */
 export interface SynthOptions {
   /** Mention lines to produce (approximately). */
@@ -127,6 +131,38 @@ export interface SynthEpisode {
   mentions: MentionsDetected;
   speakers: SpeakersIdentified;
   adReads: AdReads;
+  segments: Segments;
+}
+
+const PLATFORMS = ['apple_podcasts', 'spotify'];
+const COUNTRIES = ['US', 'GB', 'DE'];
+
+/** Monthly rating snapshots of one podcast over the period, per platform and country it is rated in. */
+export function synthRatings(o: SynthOptions, c: SynthCatalog, podcastIndex: number): RatingSnapshot[] {
+  const r = rng(o.seed * 104_729 + podcastIndex);
+  const podcast = c.podcasts[podcastIndex]!;
+  const out: RatingSnapshot[] = [];
+  const months = Math.max(1, Math.round(o.days / 30));
+  for (const platform of PLATFORMS) {
+    for (const country of COUNTRIES.slice(0, r.int(1, COUNTRIES.length))) {
+      let average = 3 + r.next() * 2;
+      let count = r.int(5, 500);
+      for (let m = 0; m < months; m++) {
+        average = Math.min(5, Math.max(1, average + (r.next() - 0.5) * 0.2));
+        count += r.int(0, 40);
+        out.push({
+          id: `rt_${podcast.id}_${platform}_${country}_${m}`,
+          podcast_id: podcast.id,
+          platform,
+          country,
+          captured_at: o.now - (months - m) * 30 * DAY,
+          average: Math.round(average * 100) / 100,
+          count,
+        });
+      }
+    }
+  }
+  return out;
 }
 
 /** The episodes of one podcast, evenly paced over the period with jitter. */
@@ -206,7 +242,36 @@ export function* synthEpisodes(
         last_line: line,
       });
     }
+    // An intro, then one to three topical segments splitting the lines; topics of the podcast's
+    // category are the likelier ones (a tech show mostly discusses technology).
+    const segments: Segments['segments'] = [];
+    const parts = r.int(1, 3);
+    const total = Math.max(line, parts + 1);
+    let from = 1;
+    for (let s = 0; s <= parts; s++) {
+      const last =
+        s === parts ? total : Math.min(total - (parts - s), from + Math.floor(total / (parts + 1)));
+      const topics =
+        s === 0 ? [] : [...new Set([r.pick(TOPIC_IDS), ...(r.next() < 0.4 ? [r.pick(TOPIC_IDS)] : [])])];
+      segments.push({
+        id: `sg_${id}_${s}`,
+        number: s + 1,
+        title: s === 0 ? 'Intro' : `Part ${s}`,
+        type: s === 0 ? 'INTRO' : 'TOPIC_DISCUSSION',
+        start_seconds: (from - 1) * 4.1,
+        end_seconds: last * 4.1,
+        first_line: from,
+        last_line: last,
+        description: null,
+        summary: null,
+        audio_url: null,
+        read_type: null,
+        topics,
+      });
+      from = last + 1;
+    }
     yield {
+      segments: { episode_id: id, segments },
       episode: {
         id,
         slug: id,

@@ -28,7 +28,7 @@ import { allTopicSpecs, TOPICS, type TopicSpec } from '../../schemas/topics.ts';
 import { testApi } from '../support/api.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../support/wait-for.ts';
-import { rng, type SynthOptions, synthCatalog, synthEpisodes } from './analytics-synth.ts';
+import { rng, type SynthOptions, synthCatalog, synthEpisodes, synthRatings } from './analytics-synth.ts';
 import { type Bench, type BenchResult, percentile } from './bench.ts';
 
 /**
@@ -44,7 +44,15 @@ export async function produceAll(
   producer: EventProducer,
   o: SynthOptions,
   progress: (msg: string) => void,
-): Promise<{ episodes: number; mentions: number; entityEpisodes: number; speakers: number; ads: number }> {
+): Promise<{
+  episodes: number;
+  mentions: number;
+  entityEpisodes: number;
+  speakers: number;
+  ads: number;
+  segments: number;
+  ratings: number;
+}> {
   const c = synthCatalog(o);
   const send = (topic: TopicSpec, values: { key: string; value: unknown }[]) => producer.send(topic, values);
   await send(
@@ -61,7 +69,25 @@ export async function produceAll(
       c.entities.slice(i, i + 5000).map((e) => ({ key: e.id, value: e })),
     );
   }
-  const totals = { episodes: 0, mentions: 0, entityEpisodes: 0, speakers: 0, ads: 0 };
+  const totals = {
+    episodes: 0,
+    mentions: 0,
+    entityEpisodes: 0,
+    speakers: 0,
+    ads: 0,
+    segments: 0,
+    ratings: 0,
+  };
+  for (let p = 0; p < c.podcasts.length; p += 200) {
+    const ratings = Array.from({ length: Math.min(200, c.podcasts.length - p) }, (_, i) =>
+      synthRatings(o, c, p + i),
+    ).flat();
+    totals.ratings += ratings.length;
+    await send(
+      TOPICS.ratings,
+      ratings.map((x) => ({ key: x.podcast_id, value: x })),
+    );
+  }
   let batch: ReturnType<typeof synthEpisodes> extends Generator<infer T> ? T[] : never = [];
   const inFlight = new Set<Promise<unknown>>();
   const flush = async () => {
@@ -84,6 +110,10 @@ export async function produceAll(
         TOPICS.adReads,
         b.map((e) => ({ key: e.episode.id, value: e.adReads })),
       ),
+      send(
+        TOPICS.segments,
+        b.map((e) => ({ key: e.episode.id, value: e.segments })),
+      ),
     ]).finally(() => inFlight.delete(p));
     inFlight.add(p);
     if (inFlight.size >= 3) await Promise.race(inFlight);
@@ -96,6 +126,7 @@ export async function produceAll(
       totals.entityEpisodes += e.mentions.entities.length;
       totals.speakers += e.speakers.speakers.length;
       totals.ads += e.adReads.ad_reads.length;
+      totals.segments += e.segments.segments.length;
       if (batch.length >= 1000) await flush();
     }
     if (p % 500 === 0)
@@ -108,7 +139,7 @@ export async function produceAll(
   return totals;
 }
 
-async function runToEnd(
+export async function runToEnd(
   log: LmdbEventLog,
   producer: EventProducer,
   definitions: ProcessorDefinition<unknown, unknown>[],
@@ -135,7 +166,7 @@ async function runToEnd(
 }
 
 /** Waits until the engine has no merges running (up to a minute): "warm" means settled. */
-async function settle(store: AnalyticsStore): Promise<void> {
+export async function settle(store: AnalyticsStore): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     const [r] = await store.query<{ n: number }>('SELECT count() AS n FROM system.merges');
@@ -144,7 +175,7 @@ async function settle(store: AnalyticsStore): Promise<void> {
   }
 }
 
-async function latencies(urls: string[], key: string): Promise<number[]> {
+export async function latencies(urls: string[], key: string): Promise<number[]> {
   const out: number[] = [];
   for (const url of urls) {
     const t = performance.now();
@@ -203,6 +234,7 @@ async function runOn(
       stateCatalog,
       ...named('analytics-catalog'),
       ...named('analytics-episode-parts'),
+      ...named('analytics-charts'),
     ]);
     progress('projecting mentions and speakers (measured)');
     const loadBefore = os.loadavg()[0]!;

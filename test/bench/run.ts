@@ -9,6 +9,7 @@ import { analyticsBench } from './analytics.bench.ts';
 import { apiBench } from './api.bench.ts';
 import type { Bench, BenchResult } from './bench.ts';
 import { meets } from './bench.ts';
+import { catalogSurfaceBench } from './catalog-surface.bench.ts';
 import { clusterBench } from './cluster.bench.ts';
 import { dashboardBench } from './dashboard.bench.ts';
 import { embeddingsBench } from './embeddings.bench.ts';
@@ -30,6 +31,7 @@ export const BENCHES: Bench[] = [
   dashboardBench,
   mcpBench,
   analyticsBench,
+  catalogSurfaceBench,
   alertsMatcherBench,
   webhookSenderBench,
   alertsLatencyBench,

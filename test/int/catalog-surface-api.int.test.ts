@@ -634,11 +634,52 @@ describe('catalog surface: placements, sponsors, guests, episode timeseries', ()
         expect(r.statusCode, url).toBe(422);
         expect(r.json().errors[0].location).toBe('query.url');
       }
+      // oEmbed 1.0 (2.3.4): a format the provider does not serve is 501 Not Implemented.
       const xml = await api.app.inject({
         method: 'GET',
-        url: `/v1/embed/oembed?url=${encodeURIComponent(base)}&format=xml`,
+        url: `/v1/embed/oembed?url=${encodeURIComponent(`${base}/v1/embed/episodes/${episode.id}`)}&format=xml`,
       });
-      expect(xml.statusCode).toBe(422);
+      expect(xml.statusCode).toBe(501);
+      expect(xml.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(xml.json()).toMatchObject({
+        status: 501,
+        error_code: 'not_implemented',
+        errors: [{ location: 'query.format', value: 'xml' }],
+      });
+    });
+
+    it('rate-limits the embeds per client address: 429 with Retry-After, other addresses unaffected', async () => {
+      // Its own API on the same stores, with a limit of 3 a minute (public routes count per address).
+      const limited = await testApi({ rateLimitPerMinute: 3 }, undefined, {
+        state: fx.state,
+        analytics: fx.analytics,
+      });
+      try {
+        const { clip } = clipWithLines();
+        const urls = [
+          `/v1/embed/clips/${clip.id}`,
+          `/v1/embed/episodes/${fx.corpus.episodes[0]!.id}`,
+          `/v1/embed/oembed?url=${encodeURIComponent(`http://127.0.0.1:8080/v1/embed/clips/${clip.id}`)}`,
+          `/v1/embed/clips/${clip.id}`,
+        ];
+        const answers = [];
+        for (const url of urls)
+          answers.push(await limited.app.inject({ method: 'GET', url, remoteAddress: '198.51.100.77' }));
+        expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200, 429]);
+        const refused = answers[3]!;
+        expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(refused.json()).toMatchObject({ status: 429, error_code: 'rate_limited' });
+        expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+        expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+        const other = await limited.app.inject({
+          method: 'GET',
+          url: urls[0]!,
+          remoteAddress: '198.51.100.78',
+        });
+        expect(other.statusCode).toBe(200);
+      } finally {
+        await limited.close();
+      }
     });
   });
 

@@ -19,7 +19,7 @@ const alert = sampleAlert({ title: 'Acme & Co. watch' });
 const matches = [
   sampleMatchDocument(alert.id, 'match_1'),
   sampleMatchDocument(alert.id, 'match_2', { detected_at: new Date(Date.now() - 5000).toISOString() }),
-  sampleMatchDocument(alert.id, 'match_3'),
+  sampleMatchDocument(alert.id, 'match_3', { llm_summary: 'Dana says <Apple> beat estimates.' }),
   sampleMatchDocument(alert.id, 'match_backfill', { is_backfilled: true }),
   sampleMatchDocument(alert.id, 'match_4'),
 ];
@@ -145,6 +145,10 @@ describe('email sender (real SMTP server on 127.0.0.1)', () => {
     expect(mails[0]!.text).toContain('"Episode about match_2"');
     expect(mails[0]!.text).toContain('"Episode about match_3"');
     expect(mails[0]!.text).not.toContain('match_backfill');
+    // a match's summary, once written, under its item
+    expect(mails[0]!.text).toContain('"Episode about match_3"');
+    expect(mails[0]!.text).toContain('\n  Dana says <Apple> beat estimates.');
+    expect(mails[0]!.html).toContain('Dana says &#60;Apple&#62; beat estimates.');
     // oldest first
     expect(mails[0]!.text.indexOf('match_2')).toBeLessThan(mails[0]!.text.indexOf('match_3'));
   });

@@ -238,7 +238,12 @@ const matchFields = {
   mention_count: Type.Integer({ description: 'for PODCAST_SPEAKER: the speaker’s line count' }),
   mention_variants: Type.Optional(Type.Array(Type.String(), { description: 'mention alerts' })),
   relevance: StringEnum(['on_target', 'incidental'] as const),
-  llm_summary: Type.Optional(Type.String({ description: 'asynchronous; may be absent' })),
+  llm_summary: Type.Optional(
+    Type.String({
+      description:
+        'asynchronous, absent until written: a short summary of the match, by the configured chat model or else extracted from the windows (their sentences naming the matched terms)',
+    }),
+  ),
   roles: Type.Optional(Type.Array(Type.String(), { description: 'speaker alerts' })),
   is_backfilled: Type.Boolean({
     description:

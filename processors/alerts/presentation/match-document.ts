@@ -81,6 +81,8 @@ export interface MatchDocument {
   mention_variants?: string[];
   /** on_target or incidental */
   relevance: string;
+  /** Written after the match (summaries/summarizer.ts); absent until then. */
+  llm_summary?: string;
   /** speaker alerts */
   roles?: string[];
   is_backfilled: boolean;
@@ -114,8 +116,11 @@ function windowsOf(m: AlertMatched): MatchWindowDoc[] {
   });
 }
 
-/** A match without its episode block (the matches list shape, `deliveries` added by the caller). */
-export function matchCore(m: AlertMatched, audience: Audience): MatchDocument {
+/**
+ * A match without its episode block (the matches list shape, `deliveries` added by the caller);
+ * `summary` is its `llm_summary` when one has been written.
+ */
+export function matchCore(m: AlertMatched, audience: Audience, summary?: string | null): MatchDocument {
   const doc: MatchDocument = {
     id: m.id,
     alert_id: m.alert_id,
@@ -127,6 +132,7 @@ export function matchCore(m: AlertMatched, audience: Audience): MatchDocument {
     detected_at: new Date(m.detected_at).toISOString(),
     mention_count: m.mention_count,
     relevance: m.relevance,
+    ...(summary ? { llm_summary: summary } : {}),
     is_backfilled: m.is_backfilled,
     windows: windowsOf(m),
   };

@@ -40,7 +40,14 @@ export interface MatchRow {
   detected_at: Date | string;
   /** The stored `alerts.matched` event. */
   document: AlertMatched;
+  /** From `alert_match_summaries`; null until the summarizer has written it. */
+  llm_summary: string | null;
 }
+
+/** The columns of a match row, `m` being `alert_matches` joined with its summary `s`. */
+const MATCH_COLUMNS = `m.id, m.alert_id, m.podcast_id, m.episode_id, m.relevance, m.detected_at, m.document,
+  s.summary AS llm_summary`;
+const MATCH_FROM = 'alert_matches m LEFT JOIN alert_match_summaries s ON s.match_id = m.id';
 
 async function deliveriesOf(db: Queryable, matchIds: string[]): Promise<Map<string, MatchDeliveryRef[]>> {
   const out = new Map<string, MatchDeliveryRef[]>();
@@ -67,7 +74,7 @@ export async function matchDocuments(
 ): Promise<MatchDocument[]> {
   if (ids.length === 0) return [];
   const rows = await services.state.query<MatchRow>(
-    'SELECT id, alert_id, podcast_id, episode_id, relevance, detected_at, document FROM alert_matches WHERE id = ANY($1::text[])',
+    `SELECT ${MATCH_COLUMNS} FROM ${MATCH_FROM} WHERE m.id = ANY($1::text[])`,
     [ids],
   );
   return renderRows(services, rows, audience, ids);
@@ -106,7 +113,7 @@ async function renderRows(
   ]);
   const byId = new Map(
     rows.map((r) => {
-      const doc = matchCore(r.document, audience);
+      const doc = matchCore(r.document, audience, r.llm_summary);
       const { windows, ...rest } = doc;
       const full: MatchDocument = {
         ...rest,
@@ -181,9 +188,9 @@ export async function matchesPage(
   let cursor = after;
   for (;;) {
     const rows = await services.state.query<MatchRow>(
-      `SELECT id, alert_id, podcast_id, episode_id, relevance, detected_at, document FROM alert_matches
-       WHERE alert_id = $1 AND ($2::timestamptz IS NULL OR (detected_at, id) < ($2::timestamptz, $3::text))
-       ORDER BY detected_at DESC, id DESC LIMIT $4`,
+      `SELECT ${MATCH_COLUMNS} FROM ${MATCH_FROM}
+       WHERE m.alert_id = $1 AND ($2::timestamptz IS NULL OR (m.detected_at, m.id) < ($2::timestamptz, $3::text))
+       ORDER BY m.detected_at DESC, m.id DESC LIMIT $4`,
       [alert.id, cursor?.d ?? null, cursor?.i ?? '', chunk],
     );
     const popularity = needsPopularity(alert.filters)
@@ -210,7 +217,7 @@ export async function matchesPage(
     page.map((r) => r.id),
   );
   const data = page.map((r) => ({
-    ...matchCore(r.document, 'rest'),
+    ...matchCore(r.document, 'rest', r.llm_summary),
     deliveries: deliveries.get(r.id) ?? [],
   }));
   const last = page.at(-1);

@@ -162,10 +162,14 @@ export function renderEmail(input: RenderInput & { recipient: string; disableUrl
     for (const m of input.matches) {
       const clip = clipUrl(m);
       const line = `${what(m, input.entityNames)} on "${episodeTitle(m)}"${podcastTitle(m) ? ` (${podcastTitle(m)})` : ''}`;
-      textParts.push(`- ${line}, ${dateOf(m.detected_at)}${clip ? `\n  ${clip}` : ''}`);
+      const summary = m.llm_summary ? oneLine(m.llm_summary, 400) : undefined;
+      textParts.push(
+        `- ${line}, ${dateOf(m.detected_at)}${summary ? `\n  ${summary}` : ''}${clip ? `\n  ${clip}` : ''}`,
+      );
       htmlParts.push(
         `<li style="margin:6px 0">${escapeHtml(line)}, ${dateOf(m.detected_at)}` +
-          `${clip ? ` — <a href="${escapeHtml(clip)}">listen</a>` : ''}</li>`,
+          `${clip ? ` — <a href="${escapeHtml(clip)}">listen</a>` : ''}` +
+          `${summary ? `<br><span style="color:#555">${escapeHtml(summary)}</span>` : ''}</li>`,
       );
     }
     htmlParts.push('</ul>');

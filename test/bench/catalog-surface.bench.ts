@@ -1,0 +1,208 @@
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../infra/config.ts';
+import { LmdbEventLog } from '../../ingest/event-log/lmdb-event-log.ts';
+import { EventProducer } from '../../ingest/event-producer.ts';
+import { AvroCodec } from '../../ingest/schema-registry/avro-codec.ts';
+import { LmdbSchemaRegistry } from '../../ingest/schema-registry/lmdb-schema-registry.ts';
+import type { ProcessorDefinition } from '../../processors/consumer-runner.ts';
+import { analyticsProjectors } from '../../projections/analytics/analytics-projectors.ts';
+import { compactAnalytics, migrateAnalytics } from '../../projections/analytics/analytics-store.ts';
+import { ChdbAnalyticsStore } from '../../projections/analytics/chdb-analytics-store.ts';
+import { catalogProjector } from '../../projections/catalog/catalog-projector.ts';
+import { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
+import { migrate } from '../../projections/state/migrations.ts';
+import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
+import { allTopicSpecs, TOPICS } from '../../schemas/topics.ts';
+import { testApi } from '../support/api.ts';
+import { tempDir } from '../support/temp-dir.ts';
+import { latencies, produceAll, runToEnd, settle } from './analytics.bench.ts';
+import { rng, type SynthOptions } from './analytics-synth.ts';
+import { type Bench, type BenchResult, percentile } from './bench.ts';
+
+/**
+ * The catalog-surface list reads at the API, warm: the synthetic year of the analytics bench
+ * (10,000,000 mention lines by default, `EARSHOT_BENCH_MENTION_ROWS` to change) with everything
+ * those reads need — catalog, episodes, mentions and speakers (guests, the entity filter of the
+ * episode timeseries), ad reads (sponsors, placements), topical segments (topics) and monthly
+ * rating snapshots (ratings) — projected by the real projectors on the embedded engines, compacted
+ * and settled, then each read requested 200 times over HTTP, one at a time, after 20 warm-up
+ * requests. Only these reads: the analytics bench measures projection and the mention reads.
+ */
+const DAY = 86_400_000;
+const SAMPLES = 200;
+const WARMUP = 20;
+
+export const catalogSurfaceBench: Bench = {
+  name: 'catalog-surface',
+  description:
+    'catalog-surface list reads (topics, guests, ratings, sponsors, placements, episode timeseries)',
+  async run(progress) {
+    const bench = 'catalog-surface (chdb)';
+    const tmp = tempDir('earshot-bench-surface-');
+    const log = new LmdbEventLog(path.join(tmp.dir, 'log'));
+    const registry = new LmdbSchemaRegistry(path.join(tmp.dir, 'registry'));
+    const codec = new AvroCodec(registry);
+    const specs = allTopicSpecs();
+    await log.createTopics(specs);
+    for (const s of specs) await codec.registerTopic(s.name, s.valueSchema);
+    const producer = new EventProducer(log, codec);
+    const store = new ChdbAnalyticsStore(path.join(tmp.dir, 'analytics'));
+    const state = new PgliteStateStore(path.join(tmp.dir, 'state'));
+    try {
+      await migrateAnalytics(store);
+      await migrate(state);
+      const now = Date.now();
+      const o: SynthOptions = {
+        mentionRows: Number(process.env.EARSHOT_BENCH_MENTION_ROWS ?? 10_000_000),
+        podcasts: 3000,
+        publishers: 150,
+        entities: 30_000,
+        days: 365,
+        seed: 7,
+        now,
+      };
+      const started = performance.now();
+      const produced = await produceAll(producer, o, progress);
+      progress(`produced ${JSON.stringify(produced)}`);
+      const catalog = new CatalogReader(state);
+      const projectors = analyticsProjectors(store, {
+        compact: false,
+        batchItems: loadConfig().env.EARSHOT_ANALYTICS_BATCH_SIZE,
+      }) as ProcessorDefinition<unknown, unknown>[];
+      const needed = new Set([
+        'analytics-catalog',
+        'analytics-episode-parts',
+        'analytics-charts',
+        'analytics-mentions',
+      ]);
+      const stateCatalog = {
+        ...catalogProjector(state, () => catalog.invalidate()),
+        inputs: [TOPICS.publishers, TOPICS.podcasts, TOPICS.entities, TOPICS.episodes],
+      } as ProcessorDefinition<unknown, unknown>;
+      progress('projecting the catalog, episodes, mentions, speakers, ad reads, segments and ratings');
+      const projectSeconds = await runToEnd(log, producer, [
+        stateCatalog,
+        ...projectors.filter((d) => needed.has(d.name)),
+      ]);
+      progress(`projected in ${projectSeconds.toFixed(0)} s; compacting`);
+      await compactAnalytics(store);
+      await settle(store);
+      const [counts] = await store.query<Record<string, number>>(
+        `SELECT (SELECT count() FROM mention_lines) AS mention_lines, (SELECT count() FROM episodes) AS episodes,
+           (SELECT count() FROM episode_speakers) AS speakers, (SELECT count() FROM ad_reads) AS ad_reads,
+           (SELECT count() FROM segment_topics) AS segment_topics, (SELECT count() FROM rating_snapshots) AS ratings`,
+      );
+      const corpus = Object.entries(counts!)
+        .map(([k, v]) => `${Number(v).toLocaleString()} ${k.replace('_', ' ')}`)
+        .join(', ');
+      progress(`corpus: ${corpus}; prepared in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+
+      const api = await testApi({ rateLimitPerMinute: 100_000_000 }, undefined, { state, analytics: store });
+      const base = await api.app.listen({ port: 0, host: '127.0.0.1' });
+      try {
+        const key = api.keys.business!;
+        const r = rng(99);
+        const pick = <T>(list: T[]) => list[Math.floor(r.next() * list.length)]!;
+        const companies = await store.query<{ company_id: string }>(
+          "SELECT company_id FROM ad_reads WHERE company_id != '' GROUP BY company_id ORDER BY count() DESC LIMIT 200",
+        );
+        const podcastIds = (
+          await store.query<{ podcast_id: string }>(
+            'SELECT podcast_id FROM episodes GROUP BY podcast_id ORDER BY podcast_id LIMIT 500',
+          )
+        ).map((p) => p.podcast_id);
+        const entities = (
+          await store.query<{ entity_id: string }>(
+            'SELECT entity_id FROM entity_episodes GROUP BY entity_id ORDER BY count() DESC LIMIT 2000',
+          )
+        ).map((e) => e.entity_id);
+        const topics = (
+          await store.query<{ topic: string }>('SELECT DISTINCT topic FROM segment_topics ORDER BY topic')
+        ).map((t) => t.topic);
+        const until = new Date(now).toISOString();
+        const since = new Date(now - 90 * DAY).toISOString();
+        const yearAgo = new Date(now - 365 * DAY).toISOString();
+        const sample = (make: () => string) => Array.from({ length: SAMPLES }, make);
+        const reads: [string, string[]][] = [
+          [
+            'ad placements, newest first',
+            sample(() => `${base}/v1/podcasts/advertising/placements?limit=25`),
+          ],
+          [
+            'ad placements of one company',
+            sample(
+              () =>
+                `${base}/v1/podcasts/advertising/placements?company_id=${pick(companies).company_id}&limit=25`,
+            ),
+          ],
+          ['sponsors, all time, by ads', sample(() => `${base}/v1/sponsors?limit=25`)],
+          [
+            'sponsors, 90 days, by reach',
+            sample(() => `${base}/v1/sponsors?sort=reach&since=${since}&limit=25`),
+          ],
+          ['guests, all time', sample(() => `${base}/v1/guests?limit=25`)],
+          ['guests of one podcast', sample(() => `${base}/v1/podcasts/${pick(podcastIds)}/guests?limit=25`)],
+          [
+            'episode timeseries, 90 days by day',
+            sample(
+              () => `${base}/v1/podcasts/episodes/timeseries?since=${since}&until=${until}&interval=day`,
+            ),
+          ],
+          [
+            'episode timeseries of one entity, 90 days by day',
+            sample(
+              () =>
+                `${base}/v1/podcasts/episodes/timeseries?entity_id=${pick(entities)}&since=${since}&until=${until}&interval=day`,
+            ),
+          ],
+          ['topics, 30 days', sample(() => `${base}/v1/topics`)],
+          ['topics, 365 days', sample(() => `${base}/v1/topics?since=${yearAgo}&until=${until}`)],
+          [
+            'topics of one podcast, 365 days',
+            sample(() => `${base}/v1/topics?podcast_id=${pick(podcastIds)}&since=${yearAgo}&until=${until}`),
+          ],
+          ['one topic, 30 days', sample(() => `${base}/v1/topics/${pick(topics)}`)],
+          [
+            'ratings of one podcast, 90 days',
+            sample(() => `${base}/v1/podcasts/${pick(podcastIds)}/ratings`),
+          ],
+        ];
+        const ms = (v: number) => Math.round(v * 10) / 10;
+        const results: BenchResult[] = [];
+        for (const [label, urls] of reads) {
+          progress(`measuring ${label}`);
+          await latencies(urls.slice(0, WARMUP), key);
+          const loadBefore = os.loadavg()[0]!;
+          const lat = await latencies(urls, key);
+          const note = `p50 ${ms(percentile(lat, 50))} ms; load ${loadBefore.toFixed(1)} → ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`;
+          progress(`${label}: p95 ${ms(percentile(lat, 95))} ms, ${note}`);
+          results.push({
+            bench,
+            metric: `${label}: p95`,
+            value: ms(percentile(lat, 95)),
+            unit: 'ms',
+            target: { op: '<=', value: 50 },
+            note,
+          });
+        }
+        results.push({
+          bench,
+          metric: 'corpus',
+          value: Number(counts!.mention_lines),
+          unit: 'mention lines',
+          note: `${corpus}; ${SAMPLES} sequential requests per read after ${WARMUP} warm-up`,
+        });
+        return results;
+      } finally {
+        await api.close();
+      }
+    } finally {
+      await store.close();
+      await state.close();
+      await log.close();
+      await registry.close();
+      tmp.remove();
+    }
+  },
+};
