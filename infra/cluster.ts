@@ -344,8 +344,8 @@ export async function clusterStatus(opts: { dir?: string }): Promise<ClusterStat
       logger: silentLogger(),
     });
     try {
-      // Only this cluster's members: group ids are not prefixed (EARSHOT_TOPIC_PREFIX prefixes
-      // topics), so another cluster's members of the same groups may be listed too.
+      // Only this cluster's members: the log lists the groups under the cluster's prefix, and
+      // another cluster with the same prefix (a second cluster dir) has other client ids.
       const ours = new Set(state.instances.map((i) => i.clientId).filter(Boolean));
       groups = (await log.groupMembers())
         .map((g) => ({ ...g, members: g.members.filter((m) => ours.has(m.clientId)) }))

@@ -55,7 +55,8 @@ export const EnvSchema = Type.Object({
   EARSHOT_TOPIC_PREFIX: Type.String({
     default: '',
     pattern: '^[a-zA-Z0-9._-]*$',
-    description: 'prefix for every physical topic name (isolates tenants or test runs on one broker)',
+    description:
+      'prefix for every physical topic name and consumer group id on Kafka (isolates deployments, tenants or test runs on one broker)',
   }),
   KAFKA_BROKERS: Type.Optional(
     Type.String({
