@@ -278,7 +278,7 @@ export async function clusterUp(opts: {
  * server (`{mcp_url}` in their docs, the OAuth resource they issue tokens for), and the
  * agent-tool instances name `api-1` as the API and authorization server. Each agent-tool
  * instance keeps its own address as its resource, so an access token is for one instance;
- * API keys work on every instance.
+ * API keys work on every instance. All of them get `RATE_LIMIT_INSTANCES`, their number.
  */
 function linkedAddresses(
   ports: Map<string, number>,
@@ -290,6 +290,10 @@ function linkedAddresses(
   const api1 = ports.get('api-1');
   if (mcp1 !== undefined && !env.EARSHOT_MCP_URL) api.EARSHOT_MCP_URL = `http://127.0.0.1:${mcp1}/mcp`;
   if (api1 !== undefined && !env.EARSHOT_PUBLIC_URL) mcp.EARSHOT_PUBLIC_URL = `http://127.0.0.1:${api1}`;
+  // Rate-limit counters are per process: each of the N serving instances allows ⌈limit ÷ N⌉.
+  if (!env.RATE_LIMIT_INSTANCES && ports.size > 1) {
+    api.RATE_LIMIT_INSTANCES = mcp.RATE_LIMIT_INSTANCES = String(ports.size);
+  }
   return { api, mcp };
 }
 

@@ -162,6 +162,12 @@ export const EnvSchema = Type.Object({
       unset: "each plan's limit",
     }),
   ),
+  RATE_LIMIT_INSTANCES: Type.Integer({
+    minimum: 1,
+    default: 1,
+    description:
+      "API and agent-tool (`mcp`) instances one deployment's requests are spread over: rate-limit counters are per instance, so each instance allows a key ⌈its per-minute limit ÷ this⌉ requests a minute, and the deployment about the limit when requests are spread evenly",
+  }),
   RATE_LIMIT_FAILED_AUTH_PER_MINUTE: Type.Optional(
     Type.Integer({
       minimum: 1,
