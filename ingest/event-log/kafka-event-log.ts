@@ -438,14 +438,18 @@ function concurrentCreation(err: unknown): boolean {
  * `admin.fetchTopicOffsets`, again after a moment when kafkajs's metadata does not hold the topic
  * yet: it then fails with a TypeError (`Cannot destructure property 'partitions' of
  * 'low.pop(...)'`), which its own retrier does not retry. Seen when several processes start
- * together and one reads lag just after the topic's metadata was requested.
+ * together and one reads lag just after the topic's metadata was requested. Likewise a
+ * retriable protocol error (NOT_LEADER_FOR_PARTITION while a new topic's leaders settle).
  */
 async function topicOffsets(admin: Admin, topic: string) {
   for (let attempt = 1; ; attempt++) {
     try {
       return await admin.fetchTopicOffsets(topic);
     } catch (err) {
-      if (!(err instanceof TypeError) || attempt >= 10) throw err;
+      // Right after creation a partition may have no leader known to the broker asked yet
+      // (a retriable protocol error, e.g. NOT_LEADER_FOR_PARTITION): ask again shortly.
+      const retriable = err instanceof TypeError || (err as { retriable?: boolean }).retriable === true;
+      if (!retriable || attempt >= 10) throw err;
       await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
     }
   }
