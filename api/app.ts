@@ -117,6 +117,11 @@ export interface ApiSettings {
   chatOAuth?: ChatOAuthSettings;
   /** Overrides every plan's per-minute request limit when set. */
   rateLimitPerMinute?: number;
+  /**
+   * Instances sharing one deployment's requests (default 1): the counters are this process's,
+   * so it allows ⌈limit ÷ instances⌉ a minute per key.
+   */
+  rateLimitInstances?: number;
   /** Failed authentications allowed per client address and minute (default 20; half per key prefix). */
   failedAuthPerMinute?: number;
   bodyLimitBytes: number;
@@ -245,6 +250,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     perMinute: settings.rateLimitPerMinute,
     failedPerMinute: settings.failedAuthPerMinute,
     fallbackPerMinute: 120,
+    instances: settings.rateLimitInstances ?? 1,
   });
   const inProcess = new InProcessCalls();
   app.decorate('inProcessCalls', inProcess);

@@ -369,7 +369,7 @@ cluster
   .option('--dir <dir>', 'cluster directory (default .cluster/, or EARSHOT_CLUSTER_DIR)')
   .option(
     '--base-port <port>',
-    'first port: the analytics stand-in, then one per api instance',
+    'first port: the analytics stand-in, then one per api instance, then one per mcp instance',
     integer,
     23100,
   )
@@ -390,7 +390,10 @@ cluster
       onProgress: (msg) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${msg}`),
     });
     const apis = state.instances.filter((i) => i.role === 'api').map((i) => `http://127.0.0.1:${i.port}`);
-    console.log(`cluster up in ${state.dir}: ${state.instances.length} processes; API at ${apis.join(', ')}`);
+    const mcps = state.instances.filter((i) => i.role === 'mcp').map((i) => `http://127.0.0.1:${i.port}/mcp`);
+    console.log(
+      `cluster up in ${state.dir}: ${state.instances.length} processes; API at ${apis.join(', ') || '-'}${mcps.length > 0 ? `; agent-tool servers at ${mcps.join(', ')}` : ''}`,
+    );
   });
 cluster
   .command('down')

@@ -140,12 +140,18 @@ function spawnInstance(inst: Omit<ClusterInstance, 'pid'>, secrets: string): Clu
   return { ...inst, pid };
 }
 
-/** Waits until the instance is up: the API answers /healthz, a pipeline role logged its start. */
+/**
+ * Waits until the instance is up: the API answers /healthz, the agent-tool server its metadata,
+ * a pipeline role logged its start.
+ */
 async function waitStarted(inst: ClusterInstance, timeoutMs: number): Promise<void> {
   await waitUntil(
     async () => {
       if (inst.role === 'clickhouse-standin') return answers(`http://127.0.0.1:${inst.port}/ping`);
       if (inst.role === 'api') return answers(`http://127.0.0.1:${inst.port}/healthz`);
+      // The agent-tool server answers its protected-resource metadata once it listens.
+      if (inst.role === 'mcp')
+        return answers(`http://127.0.0.1:${inst.port}/.well-known/oauth-protected-resource`);
       return /"msg":"earshot started"/.test(logSinceStart(inst));
     },
     { what: inst.name, timeoutMs, pid: inst.pid, logFile: inst.log, intervalMs: 300 },
@@ -221,12 +227,17 @@ export async function clusterUp(opts: {
 
   // Ports after the stand-in's: API instances (PORT), then agent-tool servers (MCP_PORT; never
   // its default 8081, which is the schema registry's here).
+  const ports = new Map<string, number>();
   let nextPort = opts.basePort + 1;
+  for (const role of ['api', 'mcp'] as const) {
+    for (let n = 1; n <= (opts.counts[role] ?? 0); n++) ports.set(`${role}-${n}`, nextPort++);
+  }
+  const addresses = linkedAddresses(ports, { ...process.env, ...engines });
   for (const role of START_ORDER) {
     const count = opts.counts[role] ?? 0;
     for (let n = 1; n <= count; n++) {
       const name = `${role}-${n}`;
-      const port = role === 'api' || role === 'mcp' ? nextPort++ : undefined;
+      const port = ports.get(name);
       const env: Record<string, string> = {
         ...engines,
         CLICKHOUSE_URL: state.clickhouse.url,
@@ -237,6 +248,8 @@ export async function clusterUp(opts: {
         HOST: '127.0.0.1',
         ...(role === 'api' && port !== undefined ? { PORT: String(port) } : {}),
         ...(role === 'mcp' && port !== undefined ? { MCP_PORT: String(port) } : {}),
+        ...(role === 'api' ? addresses.api : {}),
+        ...(role === 'mcp' ? addresses.mcp : {}),
       };
       await launch({
         name,
@@ -257,6 +270,31 @@ export async function clusterUp(opts: {
     progress(`${inst.name}: up`);
   }
   return state;
+}
+
+/**
+ * The addresses the API and agent-tool instances name each other by, unless the environment
+ * sets them (a load balancer in front): the API instances name `mcp-1` as the agent-tool
+ * server (`{mcp_url}` in their docs, the OAuth resource they issue tokens for), and the
+ * agent-tool instances name `api-1` as the API and authorization server. Each agent-tool
+ * instance keeps its own address as its resource, so an access token is for one instance;
+ * API keys work on every instance. All of them get `RATE_LIMIT_INSTANCES`, their number.
+ */
+function linkedAddresses(
+  ports: Map<string, number>,
+  env: Record<string, string | undefined>,
+): { api: Record<string, string>; mcp: Record<string, string> } {
+  const api: Record<string, string> = {};
+  const mcp: Record<string, string> = {};
+  const mcp1 = ports.get('mcp-1');
+  const api1 = ports.get('api-1');
+  if (mcp1 !== undefined && !env.EARSHOT_MCP_URL) api.EARSHOT_MCP_URL = `http://127.0.0.1:${mcp1}/mcp`;
+  if (api1 !== undefined && !env.EARSHOT_PUBLIC_URL) mcp.EARSHOT_PUBLIC_URL = `http://127.0.0.1:${api1}`;
+  // Rate-limit counters are per process: each of the N serving instances allows ⌈limit ÷ N⌉.
+  if (!env.RATE_LIMIT_INSTANCES && ports.size > 1) {
+    api.RATE_LIMIT_INSTANCES = mcp.RATE_LIMIT_INSTANCES = String(ports.size);
+  }
+  return { api, mcp };
 }
 
 /** Stops exactly the processes the cluster dir records (SIGTERM, SIGKILL after 20 s). */
@@ -344,8 +382,8 @@ export async function clusterStatus(opts: { dir?: string }): Promise<ClusterStat
       logger: silentLogger(),
     });
     try {
-      // Only this cluster's members: group ids are not prefixed (EARSHOT_TOPIC_PREFIX prefixes
-      // topics), so another cluster's members of the same groups may be listed too.
+      // Only this cluster's members: the log lists the groups under the cluster's prefix, and
+      // another cluster with the same prefix (a second cluster dir) has other client ids.
       const ours = new Set(state.instances.map((i) => i.clientId).filter(Boolean));
       groups = (await log.groupMembers())
         .map((g) => ({ ...g, members: g.members.filter((m) => ours.has(m.clientId)) }))

@@ -56,7 +56,8 @@ export const EnvSchema = Type.Object({
   EARSHOT_TOPIC_PREFIX: Type.String({
     default: '',
     pattern: '^[a-zA-Z0-9._-]*$',
-    description: 'prefix for every physical topic name (isolates tenants or test runs on one broker)',
+    description:
+      'prefix for every physical topic name and consumer group id on Kafka (isolates deployments, tenants or test runs on one broker)',
   }),
   KAFKA_BROKERS: Type.Optional(
     Type.String({
@@ -170,6 +171,12 @@ export const EnvSchema = Type.Object({
       unset: "each plan's limit",
     }),
   ),
+  RATE_LIMIT_INSTANCES: Type.Integer({
+    minimum: 1,
+    default: 1,
+    description:
+      "API and agent-tool (`mcp`) instances one deployment's requests are spread over: rate-limit counters are per instance, so each instance allows a key ⌈its per-minute limit ÷ this⌉ requests a minute, and the deployment about the limit when requests are spread evenly",
+  }),
   RATE_LIMIT_FAILED_AUTH_PER_MINUTE: Type.Optional(
     Type.Integer({
       minimum: 1,

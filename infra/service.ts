@@ -44,6 +44,7 @@ export function apiSettings(config: Config): ApiSettings {
     docsUrl: env.EARSHOT_DOCS_URL ?? publicUrlOf(config),
     dashboardUrl: dashboardUrlOf(config),
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    rateLimitInstances: env.RATE_LIMIT_INSTANCES,
     failedAuthPerMinute: env.RATE_LIMIT_FAILED_AUTH_PER_MINUTE,
     bodyLimitBytes: env.API_BODY_LIMIT_BYTES,
     ingestBodyLimitBytes: env.INGEST_BODY_LIMIT_BYTES,

@@ -49,7 +49,9 @@ function rateLimited(detail: string, retryAfterMs: number, location?: string) {
  * Two limits, both decided on the route the router matched (never the raw URL):
  *
  * - Requests per key and minute, from the key's plan unless `perMinute` overrides it for every
- *   key; requests to public `/v1` routes are counted per client address. Counted in `onRequest`
+ *   key; requests to public `/v1` routes are counted per client address. The counters are this
+ *   process's: with `instances` processes sharing a deployment's requests, each allows
+ *   ⌈limit ÷ instances⌉ (docs/scaling.md). Counted in `onRequest`
  *   right after authentication, before validation, so requests that fail validation (422)
  *   count too. Batch ingest (ingest tokens) is bounded by batch size, not by rate.
  * - Failed authentications per client address and per presented key prefix
@@ -62,6 +64,8 @@ export const rateLimitsPlugin = fp<{
   perMinute?: number;
   fallbackPerMinute: number;
   failedPerMinute?: number;
+  /** Processes the deployment's requests are spread over (default 1). */
+  instances?: number;
 }>(async (app: FastifyInstance, opts) => {
   await app.register(rateLimit, {
     global: true,
@@ -73,7 +77,11 @@ export const rateLimitsPlugin = fp<{
       return access === 'open' || access === 'ingest';
     },
     keyGenerator: (request) => request.principal?.keyId ?? address(request),
-    max: (request) => opts.perMinute ?? request.principal?.plan.requests_per_minute ?? opts.fallbackPerMinute,
+    max: (request) =>
+      Math.ceil(
+        (opts.perMinute ?? request.principal?.plan.requests_per_minute ?? opts.fallbackPerMinute) /
+          (opts.instances ?? 1),
+      ),
     errorResponseBuilder: (_request, context) =>
       rateLimited(`Rate limit of ${context.max} requests per minute reached`, context.ttl),
   });

@@ -32,7 +32,11 @@ import { CopartitionedAssigner } from './kafka-partition-assigner.ts';
 export interface KafkaEventLogOptions {
   brokers: string[];
   clientId: string;
-  /** Prepended to every topic name on the broker; callers keep using logical names. */
+  /**
+   * Prepended to every topic name and every consumer group id on the broker; callers keep using
+   * logical names. Two deployments on one Kafka with different prefixes share neither topics nor
+   * groups (their offsets, members and rebalances).
+   */
   topicPrefix?: string;
   logger: Logger;
   sessionTimeoutMs?: number;
@@ -82,6 +86,11 @@ export class KafkaEventLog implements EventLog {
 
   logical(topic: string): string {
     return topic.startsWith(this.prefix) ? topic.slice(this.prefix.length) : topic;
+  }
+
+  /** The consumer group id on the broker: the prefix, then the logical id. */
+  physicalGroup(groupId: string): string {
+    return this.prefix + groupId;
   }
 
   private getAdmin(): Promise<Admin> {
@@ -232,7 +241,10 @@ export class KafkaEventLog implements EventLog {
   async committedOffsets(groupId: string, topic: string): Promise<{ partition: number; offset: number }[]> {
     await this.partitions(topic);
     const admin = await this.getAdmin();
-    const [entry] = await admin.fetchOffsets({ groupId, topics: [this.physical(topic)] });
+    const [entry] = await admin.fetchOffsets({
+      groupId: this.physicalGroup(groupId),
+      topics: [this.physical(topic)],
+    });
     return (entry?.partitions ?? [])
       .map((p) => ({ partition: p.partition, offset: Number(p.offset) }))
       .sort((a, b) => a.partition - b.partition);
@@ -246,7 +258,7 @@ export class KafkaEventLog implements EventLog {
     await this.partitions(topic);
     const admin = await this.getAdmin();
     await admin.setOffsets({
-      groupId,
+      groupId: this.physicalGroup(groupId),
       topic: this.physical(topic),
       partitions: offsets.map((o) => ({ partition: o.partition, offset: String(o.offset) })),
     });
@@ -254,13 +266,16 @@ export class KafkaEventLog implements EventLog {
 
   async groupMembers(): Promise<GroupMembers[]> {
     const admin = await this.getAdmin();
-    const { groups } = await admin.listGroups();
-    if (groups.length === 0) return [];
-    const described = await admin.describeGroups(groups.map((g) => g.groupId));
+    // This deployment's groups only: those under its prefix, listed by their logical ids.
+    const ids = (await admin.listGroups()).groups
+      .map((g) => g.groupId)
+      .filter((id) => id.startsWith(this.prefix));
+    if (ids.length === 0) return [];
+    const described = await admin.describeGroups(ids);
     return described.groups
       .filter((g) => g.members.length > 0)
       .map((g) => ({
-        groupId: g.groupId,
+        groupId: g.groupId.slice(this.prefix.length),
         members: g.members.map((m) => {
           const decoded =
             m.memberAssignment.length > 0
@@ -313,7 +328,7 @@ class KafkaGroupConsumer implements Consumer {
     private readonly onStopped: () => void,
   ) {
     this.consumer = kafka.consumer({
-      groupId: options.groupId,
+      groupId: log.physicalGroup(options.groupId),
       sessionTimeout,
       heartbeatInterval: Math.floor(sessionTimeout / 10),
       allowAutoTopicCreation: false,
@@ -423,14 +438,18 @@ function concurrentCreation(err: unknown): boolean {
  * `admin.fetchTopicOffsets`, again after a moment when kafkajs's metadata does not hold the topic
  * yet: it then fails with a TypeError (`Cannot destructure property 'partitions' of
  * 'low.pop(...)'`), which its own retrier does not retry. Seen when several processes start
- * together and one reads lag just after the topic's metadata was requested.
+ * together and one reads lag just after the topic's metadata was requested. Likewise a
+ * retriable protocol error (NOT_LEADER_FOR_PARTITION while a new topic's leaders settle).
  */
 async function topicOffsets(admin: Admin, topic: string) {
   for (let attempt = 1; ; attempt++) {
     try {
       return await admin.fetchTopicOffsets(topic);
     } catch (err) {
-      if (!(err instanceof TypeError) || attempt >= 10) throw err;
+      // Right after creation a partition may have no leader known to the broker asked yet
+      // (a retriable protocol error, e.g. NOT_LEADER_FOR_PARTITION): ask again shortly.
+      const retriable = err instanceof TypeError || (err as { retriable?: boolean }).retriable === true;
+      if (!retriable || attempt >= 10) throw err;
       await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
     }
   }

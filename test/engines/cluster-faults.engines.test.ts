@@ -19,11 +19,13 @@ import { scratchDatabase } from './scratch-database.ts';
 /**
  * The local cluster on the real engines, two instances of each role, under faults: a stream of
  * episodes ingested over HTTP (alternating between the API instances), an alert on a company
- * they name, webhooks to a local receiver; one instance of each role is killed with SIGKILL in
- * turn mid-stream and started again. At the end every episode is in the feed, the search index
- * and the analytics store exactly once, every match exists once, every match reached the
- * receiver (a repeat carries the same webhook id: at least once, never a second delivery), and
- * every consumer group's lag is back to zero.
+ * they name, webhooks to a local receiver, tool calls to the agent-tool servers; one instance of
+ * each role is killed with SIGKILL in turn mid-stream and started again. At the end every
+ * episode is in the feed, the search index and the analytics store exactly once, every match
+ * exists once, every match reached the receiver (a repeat carries the same webhook id: at least
+ * once, never a second delivery), every consumer group's lag is back to zero, and both
+ * agent-tool servers answer tool calls with every episode (the surviving one answered while the
+ * other was down).
  */
 const reason = ['KAFKA_BROKERS', 'SCHEMA_REGISTRY_URL', 'DATABASE_URL', 'OPENSEARCH_URL']
   .map((v) => missing(v))
@@ -57,7 +59,7 @@ describe.skipIf(Boolean(reason))('a local cluster, two instances of each role, u
     const prefix = `cl${run}.`;
     state = await clusterUp({
       dir: tmp.dir,
-      counts: { api: 2, processors: 2, projectors: 2, senders: 2 },
+      counts: { api: 2, processors: 2, projectors: 2, senders: 2, mcp: 2 },
       basePort: await freePort(),
       env: {
         DATABASE_URL: db.url,
@@ -96,6 +98,38 @@ describe.skipIf(Boolean(reason))('a local cluster, two instances of each role, u
         json: (await res.json().catch(() => undefined)) as Record<string, unknown>,
       };
     };
+    /** A `tools/call` JSON-RPC POST (stateless Streamable HTTP) to one agent-tool instance. */
+    const mcpPort = (name: string) => state!.instances.find((i) => i.name === name)!.port!;
+    const toolsAnswered = new Map<string, number>();
+    const tool = async (name: string, toolName: string, args: Record<string, unknown>) => {
+      const res = await fetch(`http://127.0.0.1:${mcpPort(name)}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${KEY}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: toolName, arguments: args },
+        }),
+      });
+      const body = (await res.json()) as {
+        result?: { isError?: boolean; structuredContent?: { data?: Record<string, unknown>[] } };
+      };
+      if (res.status !== 200 || !body.result || body.result.isError)
+        throw new Error(`${name} ${toolName}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+      toolsAnswered.set(name, (toolsAnswered.get(name) ?? 0) + 1);
+      return body.result.structuredContent?.data ?? [];
+    };
+    const listEpisodes = (name: string) =>
+      tool(name, 'earshot_list_episodes', { podcast_id: POD, limit: 100 });
+    const mcpDown = new Set<string>();
+    let refusedWhileDown = 0;
+
     const ingest = async (records: unknown[]) => {
       await waitFor(
         async () => {
@@ -133,24 +167,53 @@ describe.skipIf(Boolean(reason))('a local cluster, two instances of each role, u
     );
     log(`alert ${alertId} created`);
 
-    // The stream, with one instance of each role killed and started again along the way.
-    const victims = ['api-1', 'processors-1', 'projectors-1', 'senders-1'];
+    // The stream, with one instance of each role killed and started again along the way (after
+    // the batch of that index), and a tool call to each live agent-tool instance after each batch.
+    const killAfter = new Map([
+      [1, 'api-1'],
+      [2, 'mcp-1'],
+      [3, 'processors-1'],
+      [5, 'projectors-1'],
+      [7, 'senders-1'],
+    ]);
     const batches = EPISODES / BATCH;
     for (let b = 0; b < batches; b++) {
       const records = [];
       for (let i = b * BATCH; i < (b + 1) * BATCH; i++)
         records.push(...streamEpisode(POD, `ep_cluster_${run}_${i}`, i));
       await ingest(records);
-      if (b % 2 === 1 && victims.length > 0) {
-        const name = victims.shift()!;
+      for (const name of ['mcp-1', 'mcp-2']) if (!mcpDown.has(name)) await listEpisodes(name);
+      const name = killAfter.get(b);
+      if (name) {
         const inst = state.instances.find((i) => i.name === name)!;
-        const url = inst.port !== undefined ? `http://127.0.0.1:${inst.port}` : undefined;
+        const url = inst.role === 'api' ? `http://127.0.0.1:${inst.port}` : undefined;
         if (url) down.add(url);
+        if (inst.role === 'mcp') mcpDown.add(name);
         process.kill(-inst.pid, 'SIGKILL');
         log(`${name} killed (pid ${inst.pid})`);
+        if (inst.role === 'mcp') {
+          // The killed instance refuses (once its socket is gone); the surviving one answers,
+          // with what has been projected so far.
+          await waitFor(
+            () =>
+              listEpisodes(name).then(
+                () => false,
+                () => true,
+              ),
+            {
+              timeoutMs: 10_000,
+              stepMs: 100,
+              what: `${name} refusing after its kill`,
+            },
+          );
+          refusedWhileDown++;
+          const seen = await listEpisodes('mcp-2');
+          log(`${name} down: mcp-2 answered tool calls (${seen.length} episodes so far)`);
+        }
         const restarted = await clusterRestart({ dir: tmp.dir, name });
         inst.pid = restarted.pid;
         if (url) down.delete(url);
+        mcpDown.delete(name);
         log(`${name} started again (pid ${restarted.pid})`);
       }
     }
@@ -220,6 +283,20 @@ describe.skipIf(Boolean(reason))('a local cluster, two instances of each role, u
       EPISODES,
       'matches',
     );
+    // Tool calls: both agent-tool instances (mcp-1 restarted after its kill) list every episode
+    // once and find the company in what was said.
+    const toolEpisodes: Record<string, string[]> = {};
+    const toolSearch: Record<string, string[]> = {};
+    for (const name of ['mcp-1', 'mcp-2']) {
+      toolEpisodes[name] = (await listEpisodes(name)).map((e) => String(e.id));
+      toolSearch[name] = (
+        await tool(name, 'earshot_search_dialogue', {
+          keyword_search: 'Northwind Robotics',
+          podcast_id: POD,
+          limit: 10,
+        })
+      ).map((r) => String((r.episode as { id?: string } | undefined)?.id));
+    }
     // Webhooks: each match at least once; a repeat is the same delivery (same webhook id).
     await waitFor(() => new Set(rx!.received.map((r) => matchOf(r.body))).size >= EPISODES, {
       timeoutMs: 120_000,
@@ -240,6 +317,7 @@ describe.skipIf(Boolean(reason))('a local cluster, two instances of each role, u
         `analytics episodes ${analytics.length} (rows under FINAL ${analytics.reduce((s, r) => s + Number(r.n), 0)})`,
         `matches ${matches.length} (distinct ${new Set(matches).size})`,
         `webhooks received ${rx.received.length} for ${byMatch.size} matches, deliveries per match max ${Math.max(...[...byMatch.values()].map((s) => s.size))}`,
+        `tool calls answered ${[...toolsAnswered].map(([n, c]) => `${n} ${c}`).join(', ')} (refused while killed ${refusedWhileDown}); episodes listed by tool mcp-1 ${toolEpisodes['mcp-1']!.length}, mcp-2 ${toolEpisodes['mcp-2']!.length}; dialogue hits mcp-1 ${toolSearch['mcp-1']!.length}, mcp-2 ${toolSearch['mcp-2']!.length}`,
         `elapsed ${((Date.now() - t0) / 1000).toFixed(0)} s`,
       ].join('; '),
     );
@@ -253,6 +331,14 @@ describe.skipIf(Boolean(reason))('a local cluster, two instances of each role, u
     expect(new Set(matches).size).toBe(EPISODES);
     expect(byMatch.size).toBe(EPISODES);
     expect([...byMatch.values()].every((ids) => ids.size === 1)).toBe(true);
+    const episodeIds = new Set(feed);
+    for (const name of ['mcp-1', 'mcp-2']) {
+      expect(new Set(toolEpisodes[name]).size).toBe(EPISODES);
+      expect(toolEpisodes[name]!.every((id) => episodeIds.has(id))).toBe(true);
+      expect(toolSearch[name]!.length).toBeGreaterThan(0);
+      expect(toolSearch[name]!.every((id) => episodeIds.has(id))).toBe(true);
+    }
+    expect(refusedWhileDown).toBe(1);
   });
 });
 

@@ -519,3 +519,36 @@ describe('rate limits', () => {
     expect((await api.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
   });
 });
+
+describe('rate limits on two API instances (RATE_LIMIT_INSTANCES)', () => {
+  let first: Api;
+  let second: Api;
+  beforeAll(async () => {
+    first = await testApi({ rateLimitPerMinute: 4, rateLimitInstances: 2 });
+    second = await testApi({ rateLimitPerMinute: 4, rateLimitInstances: 2 }, undefined, {
+      state: first.state,
+    });
+  });
+  afterAll(async () => {
+    await second?.close();
+    await first?.close();
+  });
+
+  it('allows a key ⌈limit ÷ instances⌉ a minute on each, the limit across both', async () => {
+    const url = `/v1/organizations/${first.org.id}/projects`;
+    const headers = { 'x-api-key': first.keys.team! };
+    const statuses: Record<string, number[]> = { first: [], second: [] };
+    for (let i = 0; i < 3; i++) {
+      for (const [name, api] of [
+        ['first', first],
+        ['second', second],
+      ] as const) {
+        const res = await api.app.inject({ method: 'GET', url, headers });
+        statuses[name]!.push(res.statusCode);
+        if (i === 0) expect(res.headers['x-ratelimit-limit']).toBe('2');
+      }
+    }
+    // Four requests answered in all (the limit), spread evenly; the fifth and sixth refused.
+    expect(statuses).toEqual({ first: [200, 200, 429], second: [200, 200, 429] });
+  });
+});
