@@ -18,6 +18,7 @@ import { mcpBench } from './mcp.bench.ts';
 import { mentionsBench, speakersBench } from './mentions.bench.ts';
 import { paymentsBench } from './payments.bench.ts';
 import { realSpeechBench } from './real-speech.bench.ts';
+import { realSpeechSearchBench } from './real-speech-search.bench.ts';
 import { searchLatencyBench } from './search-latency.bench.ts';
 import { searchRelevanceBench } from './search-relevance.bench.ts';
 import { cliBench, startupBench } from './startup.bench.ts';
@@ -40,6 +41,7 @@ export const BENCHES: Bench[] = [
   mentionsBench,
   speakersBench,
   realSpeechBench,
+  realSpeechSearchBench,
   ingestBench,
   startupBench,
   cliBench,
