@@ -19,6 +19,7 @@ import { mentionsBench, speakersBench } from './mentions.bench.ts';
 import { paymentsBench } from './payments.bench.ts';
 import { realSpeechBench } from './real-speech.bench.ts';
 import { realSpeechSearchBench } from './real-speech-search.bench.ts';
+import { searchFreshBench } from './search-fresh.bench.ts';
 import { searchLatencyBench } from './search-latency.bench.ts';
 import { searchRelevanceBench } from './search-relevance.bench.ts';
 import { cliBench, startupBench } from './startup.bench.ts';
@@ -37,6 +38,7 @@ export const BENCHES: Bench[] = [
   alertsE2eBench,
   searchRelevanceBench,
   searchLatencyBench,
+  searchFreshBench,
   embeddingsBench,
   mentionsBench,
   speakersBench,
