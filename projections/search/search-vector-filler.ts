@@ -28,6 +28,8 @@ export interface PassResult {
   episodes: number;
   /** Rows that took a vector. */
   written: number;
+  /** The pass stopped early for a newer episode pending: what it embedded is written, the rest waits. */
+  yielded?: boolean;
 }
 
 /**
@@ -149,8 +151,16 @@ export class VectorFiller {
     const texts = [...missing];
     const batch = this.options.embedBatch ?? 256;
     const embedStarted = performance.now();
+    let yielded = false;
     for (let i = 0; i < texts.length; i += batch) {
       if (this.abort) return { episodes: episodeIds.length, written: 0 };
+      // Fresh first: a pass over a backfill can take minutes, so between calls it gives way to an
+      // episode published after those it holds (the pending list is newest first): what it has
+      // embedded is written below, its other rows stay pending for a later pass.
+      if (i > 0 && (await this.newerPending(index, episodeIds))) {
+        yielded = true;
+        break;
+      }
       const chunk = texts.slice(i, i + batch);
       const vectors = await port.embed(chunk);
       chunk.forEach((text, k) => {
@@ -164,7 +174,7 @@ export class VectorFiller {
 
     const updates = (kind: 'passages' | 'clips'): VectorUpdate[] =>
       plan
-        .filter((p) => p.kind === kind)
+        .filter((p) => p.kind === kind && own.has(p.text))
         .map((p) => ({ id: p.id, vector_key: p.key, vector: own.get(p.text)! }));
     const writeStarted = performance.now();
     const written =
@@ -183,10 +193,17 @@ export class VectorFiller {
         ms: Math.round(performance.now() - passStarted),
         embedMs: Math.round(embedMs),
         writeMs: Math.round(writeMs),
+        yielded,
       },
       'search vectors filled',
     );
-    return { episodes: episodeIds.length, written };
+    return { episodes: episodeIds.length, written, ...(yielded ? { yielded } : {}) };
+  }
+
+  /** Whether the newest pending episode is not one of this pass's (a newer one came in). */
+  private async newerPending(index: SearchIndex, passEpisodes: string[]): Promise<boolean> {
+    const [newest] = await index.pendingVectorEpisodes(1);
+    return newest !== undefined && !passEpisodes.includes(newest);
   }
 
   /**

@@ -19,6 +19,8 @@ import { mcpBench } from './mcp.bench.ts';
 import { mentionsBench, speakersBench } from './mentions.bench.ts';
 import { paymentsBench } from './payments.bench.ts';
 import { realSpeechBench } from './real-speech.bench.ts';
+import { realSpeechSearchBench } from './real-speech-search.bench.ts';
+import { searchFreshBench } from './search-fresh.bench.ts';
 import { searchLatencyBench } from './search-latency.bench.ts';
 import { searchRelevanceBench } from './search-relevance.bench.ts';
 import { cliBench, startupBench } from './startup.bench.ts';
@@ -38,10 +40,12 @@ export const BENCHES: Bench[] = [
   alertsE2eBench,
   searchRelevanceBench,
   searchLatencyBench,
+  searchFreshBench,
   embeddingsBench,
   mentionsBench,
   speakersBench,
   realSpeechBench,
+  realSpeechSearchBench,
   ingestBench,
   startupBench,
   cliBench,

@@ -8,7 +8,7 @@ import { LanceDbSearchIndex } from '../../projections/search/lancedb/lancedb-sea
 import type { SearchIndex } from '../../projections/search/search-index.ts';
 import { parseKeywordQuery } from '../../projections/search/text-analysis.ts';
 import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
-import { type Corpus, generateTestCorpus, produceCorpus } from '../support/corpus.ts';
+import { type Corpus, generateTestCorpus, loadCorpus, produceCorpus } from '../support/corpus.ts';
 import { openTestEmbeddings, projectIntoSearch, searchApi } from '../support/search.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import type { Bench, BenchResult } from './bench.ts';
@@ -235,35 +235,53 @@ export const searchRelevanceBench: Bench = {
     const podcasts = Number(process.env['EARSHOT_BENCH_EVAL_PODCASTS'] ?? 36);
     const episodes = Number(process.env['EARSHOT_BENCH_EVAL_EPISODES'] ?? 4);
     const seed = Number(process.env['EARSHOT_BENCH_EVAL_SEED'] ?? 42);
-    const tmp = tempDir('earshot-bench-relevance-');
+    // EARSHOT_BENCH_EVAL_INDEX keeps the corpus and the built index there and reuses them while
+    // the sizes, seed and model match (ranking changes can then be compared on the same index).
+    const keep = process.env['EARSHOT_BENCH_EVAL_INDEX'];
+    const tmp = keep ? { dir: keep, remove: () => {} } : tempDir('earshot-bench-relevance-');
+    fs.mkdirSync(tmp.dir, { recursive: true });
     const embeddings = await openTestEmbeddings();
     try {
-      progress(`generating ${podcasts} podcasts × ${episodes} episodes, seed ${seed}`);
-      const corpus = await generateTestCorpus({
-        dir: path.join(tmp.dir, 'corpus'),
-        podcasts,
-        episodesPerPodcast: episodes,
-        seed,
-        asOf: Date.UTC(2026, 5, 1),
-      });
+      const record = path.join(tmp.dir, 'build.json');
+      const wanted = JSON.stringify({ podcasts, episodes, seed, model: embeddings.query.model });
+      const built = fs.existsSync(record) && fs.readFileSync(record, 'utf8') === wanted;
+      if (!built) {
+        fs.rmSync(path.join(tmp.dir, 'corpus'), { recursive: true, force: true });
+        fs.rmSync(path.join(tmp.dir, 'search'), { recursive: true, force: true });
+        progress(`generating ${podcasts} podcasts × ${episodes} episodes, seed ${seed}`);
+      } else progress(`reusing the corpus and index in ${tmp.dir}`);
+      const corpus = built
+        ? loadCorpus(path.join(tmp.dir, 'corpus'))
+        : await generateTestCorpus({
+            dir: path.join(tmp.dir, 'corpus'),
+            podcasts,
+            episodesPerPodcast: episodes,
+            seed,
+            asOf: Date.UTC(2026, 5, 1),
+          });
       const index = new LanceDbSearchIndex(path.join(tmp.dir, 'search'), {
         dimensions: embeddings.query.dimensions,
         model: embeddings.query.model,
       });
       await index.open();
-      const state = new PgliteStateStore();
+      // Kept beside the index, so a reused index has the catalog the API reads.
+      if (!built) fs.rmSync(path.join(tmp.dir, 'state'), { recursive: true, force: true });
+      const state = new PgliteStateStore(keep ? path.join(tmp.dir, 'state') : undefined);
       const api = await searchApi({ index, state, embeddings: embeddings.query });
       const lines = corpus.transcripts.reduce((n, t) => n + t.lines.length, 0);
-      progress(`indexing ${lines} lines through the projectors`);
-      const projection = await projectIntoSearch({
-        index,
-        state,
-        catalog: api.catalog,
-        embeddings: embeddings.indexing,
-        produce: (b) => produceCorpus(b.producer, corpus),
-        timeoutMs: 3_600_000,
-      });
-      await projection.close();
+      if (!built) {
+        progress(`indexing ${lines} lines through the projectors`);
+        const projection = await projectIntoSearch({
+          index,
+          state,
+          catalog: api.catalog,
+          embeddings: embeddings.indexing,
+          produce: (b) => produceCorpus(b.producer, corpus),
+          timeoutMs: 3_600_000,
+        });
+        await projection.close();
+        if (keep) fs.writeFileSync(record, wanted);
+      }
       progress('evaluating');
       const report = await evaluateRelevance({ corpus, index, api });
       for (const p of report.perQuery) {
@@ -272,6 +290,7 @@ export const searchRelevanceBench: Bench = {
         );
       }
       await api.close();
+      await state.close();
       await index.close();
       return summarize(report, 'search-relevance');
     } finally {
