@@ -25,7 +25,14 @@ export function testClock() {
  * listening on 127.0.0.1 at free ports, their public URLs those addresses.
  */
 export async function agentStack(
-  options: { state?: StateStore; analytics?: AnalyticsStore; now?: () => number; codeTtlMs?: number } = {},
+  options: {
+    state?: StateStore;
+    analytics?: AnalyticsStore;
+    now?: () => number;
+    codeTtlMs?: number;
+    /** Serves the archive (its builds under this directory). */
+    archive?: { buildsDir: string };
+  } = {},
 ) {
   const [apiPort, mcpPort] = [await freePort(), await freePort()];
   const publicUrl = `http://127.0.0.1:${apiPort}`;
@@ -38,9 +45,14 @@ export async function agentStack(
       mcpUrl,
       rateLimitPerMinute: 1_000_000,
       agents: { now: options.now, codeTtlMs: options.codeTtlMs },
+      ...(options.archive ? { archiveBuildsDir: options.archive.buildsDir } : {}),
     },
     undefined,
-    { state: options.state, analytics: options.analytics },
+    {
+      state: options.state,
+      analytics: options.analytics,
+      ...(options.archive ? { archive: { pollMs: 50 } } : {}),
+    },
   );
   await api.app.listen({ port: apiPort, host: '127.0.0.1' });
   const mcp: FastifyInstance = await buildAgentToolServer(api.app, {
