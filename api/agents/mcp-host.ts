@@ -47,6 +47,11 @@ export interface McpHostOptions {
   authGuide: string;
   /** Failed authentications allowed per client address and minute (default 20). */
   failedAuthPerMinute?: number;
+  /**
+   * Browser origins allowed to call `{mcp_url}` (besides its own): a request with another
+   * `Origin` is refused (DNS rebinding); a request without one (not a browser) goes on.
+   */
+  allowedOrigins?: readonly string[];
   version?: string;
   /** An HTTP server already listening (the service binds the port first, to know `{mcp_url}`). */
   server?: HttpServer;
@@ -145,6 +150,31 @@ export async function buildMcpHost(opts: McpHostOptions): Promise<FastifyInstanc
   app.get('/auth.md', async (_request, reply) =>
     reply.type('text/markdown; charset=utf-8').send(opts.authGuide),
   );
+
+  // The transport spec: servers MUST validate Origin (a page on a rebound name reaching a server
+  // on a private address). Checked before anything else, on every method of the path.
+  const origins = new Set([
+    new URL(opts.mcpUrl).origin,
+    ...(opts.allowedOrigins ?? []).map((o) => new URL(o).origin),
+  ]);
+  app.addHook('onRequest', async (request, reply) => {
+    const origin = request.headers.origin;
+    if (
+      origin === undefined ||
+      (request.url.split('?')[0] ?? '/').replace(/\/$/, '') !== mcpPath.replace(/\/$/, '')
+    )
+      return;
+    if (origins.has(origin)) return;
+    return send(
+      reply,
+      request,
+      'forbidden',
+      `Origin ${origin.slice(0, 200)} may not call this server; allowed: ${[...origins].join(', ')}.`,
+      {
+        errors: [{ location: 'header.origin', message: 'is not an allowed origin' }],
+      },
+    );
+  });
 
   const notAllowed = async (request: FastifyRequest, reply: FastifyReply) =>
     send(

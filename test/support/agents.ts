@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import { buildAgentToolServer } from '../../api/agents/index.ts';
+import type { OAuthLimits } from '../../api/oauth/routes.ts';
 import { silentLogger } from '../../infra/logger.ts';
 import type { AnalyticsStore } from '../../projections/analytics/analytics-store.ts';
 import type { StateStore } from '../../projections/state/state-store.ts';
@@ -32,6 +33,10 @@ export async function agentStack(
     codeTtlMs?: number;
     /** Serves the archive (its builds under this directory). */
     archive?: { buildsDir: string };
+    /** Per-address limits of OAuth registration and tokens (default OAUTH_LIMITS). */
+    oauthLimits?: OAuthLimits;
+    /** Browser origins the agent-tool server accepts besides its own. */
+    allowedOrigins?: string[];
   } = {},
 ) {
   const [apiPort, mcpPort] = [await freePort(), await freePort()];
@@ -44,7 +49,7 @@ export async function agentStack(
       dashboardUrl,
       mcpUrl,
       rateLimitPerMinute: 1_000_000,
-      agents: { now: options.now, codeTtlMs: options.codeTtlMs },
+      agents: { now: options.now, codeTtlMs: options.codeTtlMs, limits: options.oauthLimits },
       ...(options.archive ? { archiveBuildsDir: options.archive.buildsDir } : {}),
     },
     undefined,
@@ -63,6 +68,7 @@ export async function agentStack(
     dashboardUrl,
     docsUrl: TEST_SETTINGS.docsUrl,
     now: options.now,
+    allowedOrigins: options.allowedOrigins,
   });
   await mcp.listen({ port: mcpPort, host: '127.0.0.1' });
   return {
