@@ -30,7 +30,7 @@ import { registerDashboard } from './dashboard/index.ts';
 import { AccessTokens } from './oauth/access-tokens.ts';
 import { AgentAuth } from './oauth/agent-auth.ts';
 import { Clients } from './oauth/clients.ts';
-import { oauthRoutes } from './oauth/routes.ts';
+import { type OAuthLimits, oauthRoutes } from './oauth/routes.ts';
 import { pageRoutes } from './pages/pages.ts';
 import { Cursors } from './pagination.ts';
 import { type Facilitator, PaymentGate } from './payments/gate.ts';
@@ -107,7 +107,7 @@ export interface ApiSettings {
   /** The agent-tool server's public address (`{mcp_url}`): the OAuth resource (default: port 8081 of the API's host, `/mcp`). */
   mcpUrl?: string;
   /** OAuth for agents: the clock (tests) and how long codes live (default 60 s). */
-  agents?: { now?: () => number; codeTtlMs?: number };
+  agents?: { now?: () => number; codeTtlMs?: number; limits?: OAuthLimits };
   docsUrl: string;
   /** Public address of the dashboard the API serves under `/dashboard` (`{dashboard_url}`). */
   dashboardUrl: string;
@@ -305,6 +305,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     auth: agentAuth,
     publicUrl: settings.publicUrl.replace(/\/$/, ''),
     dashboardUrl: settings.dashboardUrl,
+    docsUrl: settings.docsUrl,
+    limits: settings.agents?.limits,
   });
   await app.register(healthRoutes, { readiness: deps.readiness, metrics: deps.metrics });
   await app.register(pageRoutes, { dashboardUrl: settings.dashboardUrl });

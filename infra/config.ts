@@ -142,6 +142,12 @@ export const EnvSchema = Type.Object({
       unset: '`http://HOST:MCP_PORT/mcp`',
     }),
   ),
+  EARSHOT_MCP_ALLOWED_ORIGINS: Type.String({
+    default: '',
+    pattern: '^(\\s*https?://[^,\\s/]+\\s*)?(,\\s*https?://[^,\\s/]+\\s*)*$',
+    description:
+      "browser origins (comma-separated, e.g. `https://app.example.com`) allowed to call the agent-tool server besides `{mcp_url}`'s own; a request with another `Origin` header is refused with 403 (DNS rebinding protection), one without (not a browser) goes on",
+  }),
   EARSHOT_DOCS_URL: Type.Optional(
     Type.String({
       format: 'uri',

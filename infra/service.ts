@@ -6,12 +6,14 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildAgentToolServer } from '../api/agents/index.ts';
 import { type ApiSettings, buildApp } from '../api/app.ts';
+import { AccessTokens } from '../api/oauth/access-tokens.ts';
 import type { PartitionLag } from '../ingest/event-log/event-log.ts';
 import { startIngestRole } from '../ingest/ingest-role.ts';
 import { BatchIngest } from '../ingest/loader/batch-ingest.ts';
 import { IngestState } from '../ingest/loader/ingest-state.ts';
 import { ConsumerRunner } from '../processors/consumer-runner.ts';
 import { IngestTokens } from '../projections/state/ingest-tokens.ts';
+import { OAuthSigningKeyRows } from '../projections/state/oauth-keys.ts';
 import { PaymentLedger } from '../projections/state/payments.ts';
 import { adminSocketPath, startAdminSocket } from './admin-socket.ts';
 import { buildPlatform, createFeedHttp, type Platform } from './composition.ts';
@@ -220,7 +222,9 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       platform.delivery,
       new IngestTokens(platform.state),
       { host: config.env.HOST, roles: config.roles, apiUrl: publicUrlOf(config) },
-      undefined,
+      // `earshot oauth rotate-keys` against a running service: the keys are rows of the shared
+      // store, so a rotation here is seen by every process (the API's caches within a minute).
+      new AccessTokens(new OAuthSigningKeyRows(platform.state), platform.delivery.box, publicUrlOf(config)),
       new PaymentLedger(platform.state),
     ),
     logger,
@@ -290,6 +294,9 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         dashboardUrl: settings.dashboardUrl,
         docsUrl: settings.docsUrl,
         failedAuthPerMinute: config.env.RATE_LIMIT_FAILED_AUTH_PER_MINUTE,
+        allowedOrigins: config.env.EARSHOT_MCP_ALLOWED_ORIGINS.split(',')
+          .map((o) => o.trim())
+          .filter(Boolean),
         server: mcpServer,
       });
       await mcp.ready();

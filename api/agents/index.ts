@@ -25,6 +25,8 @@ export interface AgentToolServerOptions {
   dashboardUrl: string;
   docsUrl: string;
   failedAuthPerMinute?: number;
+  /** Browser origins allowed to call the server besides `{mcp_url}`'s (see McpHostOptions). */
+  allowedOrigins?: readonly string[];
   /** Wraps the call path (after metering), e.g. to charge per call. */
   wrapCalls?: (path: ToolCallPath) => ToolCallPath;
   /** Clock of access-token checks (tests). */
@@ -68,6 +70,7 @@ export async function buildAgentToolServer(
       mcpUrl: auth.settings.resource,
     }),
     failedAuthPerMinute: opts.failedAuthPerMinute,
+    allowedOrigins: opts.allowedOrigins,
     server: opts.server,
   });
   host.decorate('toolUsage', usage);

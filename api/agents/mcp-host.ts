@@ -1,17 +1,19 @@
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
+  type Tool as ListedTool,
   ListToolsRequestSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { protectedResourceMetadata } from '../oauth/routes.ts';
 import { type ErrorCode as ProblemCode, problem, toDocument } from '../problem.ts';
 import type { AgentCredentials } from './agent-credentials.ts';
+import { JsonResponseTransport } from './json-transport.ts';
 import type { ToolCallPath } from './tool-calls.ts';
 import { selectTools, type Tool } from './tool-registry.ts';
 
@@ -45,9 +47,34 @@ export interface McpHostOptions {
   authGuide: string;
   /** Failed authentications allowed per client address and minute (default 20). */
   failedAuthPerMinute?: number;
+  /**
+   * Browser origins allowed to call `{mcp_url}` (besides its own): a request with another
+   * `Origin` is refused (DNS rebinding); a request without one (not a browser) goes on.
+   */
+  allowedOrigins?: readonly string[];
   version?: string;
   /** An HTTP server already listening (the service binds the port first, to know `{mcp_url}`). */
   server?: HttpServer;
+}
+
+interface Selection {
+  result: ReturnType<typeof selectTools>;
+  listed: ListedTool[];
+  byName: Map<string, Tool>;
+}
+
+/** A tool as `tools/list` shows it. */
+function listedTool(t: Tool): ListedTool {
+  return {
+    name: t.declaration.name,
+    title: t.declaration.title,
+    description: t.operation.summary
+      ? `${t.declaration.description} (${t.operation.method} ${t.operation.path.replace(/:(\w+)/g, '{$1}')}: ${t.operation.summary})`
+      : t.declaration.description,
+    inputSchema: t.inputSchema,
+    outputSchema: t.outputSchema,
+    annotations: { title: t.declaration.title, ...t.declaration.annotations },
+  };
 }
 
 /**
@@ -77,6 +104,29 @@ export async function buildMcpHost(opts: McpHostOptions): Promise<FastifyInstanc
     opts.mcpUrl,
   ).toString();
   const failedPerMinute = opts.failedAuthPerMinute ?? 20;
+  // Built once, not per request: the SDK's `Server` otherwise makes (and compiles the meta
+  // schemas of) an Ajv instance each time; `tools/list` entries and selections are the same
+  // for every request asking for them.
+  const validator = new AjvJsonSchemaValidator();
+  const listed = new Map<Tool, ListedTool>(opts.tools.map((t) => [t, listedTool(t)]));
+  const selections = new Map<string, Selection>();
+  const select = (query: { tools?: string; include?: string }): Selection => {
+    const key = `${query.tools ?? ''}\n${query.include ?? ''}`;
+    const cached = selections.get(key);
+    if (cached) return cached;
+    const result = selectTools(opts.tools, query);
+    // Bounded: selections that are not tool sets (errors, odd orders) are few in practice.
+    if (selections.size >= 256) selections.clear();
+    const entry: Selection = result.ok
+      ? {
+          result,
+          listed: result.tools.map((t) => listed.get(t)!),
+          byName: new Map(result.tools.map((t) => [t.declaration.name, t])),
+        }
+      : { result, listed: [], byName: new Map() };
+    selections.set(key, entry);
+    return entry;
+  };
   const failures = new Map<string, { minute: number; count: number }>();
 
   const send = (
@@ -101,6 +151,31 @@ export async function buildMcpHost(opts: McpHostOptions): Promise<FastifyInstanc
     reply.type('text/markdown; charset=utf-8').send(opts.authGuide),
   );
 
+  // The transport spec: servers MUST validate Origin (a page on a rebound name reaching a server
+  // on a private address). Checked before anything else, on every method of the path.
+  const origins = new Set([
+    new URL(opts.mcpUrl).origin,
+    ...(opts.allowedOrigins ?? []).map((o) => new URL(o).origin),
+  ]);
+  app.addHook('onRequest', async (request, reply) => {
+    const origin = request.headers.origin;
+    if (
+      origin === undefined ||
+      (request.url.split('?')[0] ?? '/').replace(/\/$/, '') !== mcpPath.replace(/\/$/, '')
+    )
+      return;
+    if (origins.has(origin)) return;
+    return send(
+      reply,
+      request,
+      'forbidden',
+      `Origin ${origin.slice(0, 200)} may not call this server; allowed: ${[...origins].join(', ')}.`,
+      {
+        errors: [{ location: 'header.origin', message: 'is not an allowed origin' }],
+      },
+    );
+  });
+
   const notAllowed = async (request: FastifyRequest, reply: FastifyReply) =>
     send(
       reply,
@@ -115,7 +190,11 @@ export async function buildMcpHost(opts: McpHostOptions): Promise<FastifyInstanc
   app.delete(mcpPath, notAllowed);
 
   app.post(mcpPath, async (request, reply) => {
-    const selection = selectTools(opts.tools, request.query as { tools?: string; include?: string });
+    const {
+      result: selection,
+      listed: tools,
+      byName: selected,
+    } = select(request.query as { tools?: string; include?: string });
     if (!selection.ok)
       return send(reply, request, 'validation_error', selection.message, {
         errors: [{ location: selection.location, message: selection.message }],
@@ -165,23 +244,15 @@ export async function buildMcpHost(opts: McpHostOptions): Promise<FastifyInstanc
     )
       body.params.protocolVersion = PROTOCOL_VERSIONS[0];
 
-    const selected = new Map<string, Tool>(selection.tools.map((t) => [t.declaration.name, t]));
     const server = new Server(
       { name: 'earshot', title: 'Earshot', version: opts.version ?? '0.1.0' },
-      { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+      {
+        capabilities: { tools: { listChanged: false } },
+        instructions: INSTRUCTIONS,
+        jsonSchemaValidator: validator,
+      },
     );
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({
-      tools: selection.tools.map((t) => ({
-        name: t.declaration.name,
-        title: t.declaration.title,
-        description: t.operation.summary
-          ? `${t.declaration.description} (${t.operation.method} ${t.operation.path.replace(/:(\w+)/g, '{$1}')}: ${t.operation.summary})`
-          : t.declaration.description,
-        inputSchema: t.inputSchema,
-        outputSchema: t.outputSchema,
-        annotations: { title: t.declaration.title, ...t.declaration.annotations },
-      })),
-    }));
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
     server.setRequestHandler(CallToolRequestSchema, async (req) => {
       const tool = selected.get(req.params.name);
       if (!tool)
@@ -195,17 +266,21 @@ export async function buildMcpHost(opts: McpHostOptions): Promise<FastifyInstanc
         caller: checked.caller,
       });
     });
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
+    const parsed = JsonResponseTransport.parse(request.headers.accept, request.body);
+    if ('status' in parsed) return reply.code(parsed.status).send(parsed.body);
+    const transport = new JsonResponseTransport();
     await server.connect(transport);
-    reply.hijack();
+    // A client gone before its answer: close, so handlers see their signal aborted. Otherwise
+    // nothing holds the server (closing it costs an error object per request).
     reply.raw.on('close', () => {
-      void transport.close();
-      void server.close();
+      if (!reply.raw.writableFinished) void server.close();
     });
-    await transport.handleRequest(request.raw, reply.raw, request.body);
+    const answers = await transport.run(parsed.messages);
+    if (answers.length === 0) return reply.code(202).send();
+    return reply
+      .code(200)
+      .type('application/json')
+      .send(parsed.batch ? answers : answers[0]);
   });
 
   app.setNotFoundHandler((request, reply) =>

@@ -173,10 +173,11 @@ function itemLine(item: Record<string, unknown>): string {
 
 /** A concise text rendering: counts, one line per item, the cursor for the next page. */
 function render(tool: Tool, result: Record<string, unknown>, reducedTo: number | undefined): string {
-  const listKey = ['data', 'lines', 'entities', 'words', 'buckets', 'matches', 'deliveries'].find((k) =>
-    Array.isArray(result[k]),
+  const listKey = ['data', 'lines', 'entities', 'words', 'buckets', 'matches', 'deliveries', 'days'].find(
+    (k) => Array.isArray(result[k]),
   );
   const out: string[] = [tool.declaration.title];
+  if (tool.declaration.summary) out.push(tool.declaration.summary(result));
   if (listKey) {
     const items = result[listKey] as Record<string, unknown>[];
     out[0] = `${tool.declaration.title}: ${items.length} ${listKey === 'data' ? 'result' : listKey.replace(/s$/, '')}${items.length === 1 ? '' : 's'}`;

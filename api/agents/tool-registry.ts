@@ -66,6 +66,8 @@ export interface ToolDeclaration {
   fixedBody?: Record<string, unknown>;
   /** Defaults the tool applies that its REST operation does not (smaller pages for a model). */
   defaults?: Record<string, unknown>;
+  /** A line on the whole answer, after the title (e.g. totals). */
+  summary?: (result: Record<string, unknown>) => string;
   /** One line per result, for the text rendering (default: titles, names and ids it finds). */
   line?: (item: Record<string, unknown>) => string | undefined;
 }

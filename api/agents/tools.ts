@@ -132,6 +132,21 @@ export const TOOLS: readonly ToolDeclaration[] = [
     annotations: READ,
     defaults: { limit: 10 },
   },
+  {
+    name: 'earshot_archive_summary',
+    title: 'Summarise a period of the archive',
+    description:
+      'For a month (YYYY-MM) or a day (YYYY-MM-DD): how many complete episodes and distinct podcasts the archive holds, per day and in all, each day’s build generation, and the bulk download’s size and path (the archive entitlement is needed).',
+    category: 'episodes',
+    operation: { method: 'GET', path: '/v1/podcasts/episodes/archive/summary' },
+    annotations: READ,
+    summary: (r) => {
+      const d = r.download as { url: string; gzip_bytes: number | null };
+      return `${String(r.period)}: ${String(r.episodes)} episodes from ${String(r.podcasts)} podcasts. Download: ${d.url}${d.gzip_bytes === null ? ' (size known once built)' : ` (${d.gzip_bytes} bytes gzip)`}`;
+    },
+    line: (d) =>
+      `- ${String(d.day)}: ${String(d.episodes)} episodes from ${String(d.podcasts)} podcasts, generation ${String(d.generation)}${d.gzip_bytes === null ? '' : `, ${String(d.gzip_bytes)} bytes gzip`}`,
+  },
   // Podcasts, publishers, companies, people
   {
     name: 'earshot_list_podcasts',

@@ -1,16 +1,32 @@
 import formbody from '@fastify/formbody';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { normalizeIP } from '@fastify/rate-limit';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { dashboardLink, dashboardPaths } from '../dashboard-paths.ts';
 import { html } from '../html.ts';
+import { problem, toDocument } from '../problem.ts';
 import type { AgentAuth } from './agent-auth.ts';
 import { OAuthError, registrationMetadata } from './clients.ts';
 
 const HIDE = { schema: { hide: true } } as const;
 
+/**
+ * Requests allowed per client address and window on the endpoints anyone may call without a
+ * credential: registration as the dashboard's sign-up (10 an hour), tokens as failed
+ * authentications (a code exchange and a refresh every 15 minutes per client is far below).
+ */
+export const OAUTH_LIMITS = {
+  register: { perClient: 10, windowMs: 60 * 60_000 },
+  token: { perClient: 60, windowMs: 60_000 },
+} as const;
+export type OAuthLimits = { [K in keyof typeof OAUTH_LIMITS]: { perClient: number; windowMs: number } };
+
 export interface OAuthRouteOptions {
   auth: AgentAuth;
   publicUrl: string;
   dashboardUrl: string;
+  /** Problem `type` URLs point here. */
+  docsUrl: string;
+  limits?: OAuthLimits;
 }
 
 /** The protected resource's metadata (RFC 9728): the agent-tool server and who authorizes for it. */
@@ -82,6 +98,37 @@ export const oauthRoutes: FastifyPluginAsync<OAuthRouteOptions> = async (app, op
   const resource = auth.settings.resource;
   await app.register(formbody, { bodyLimit: 16 * 1024 });
 
+  /** A per-address limit: past it, 429 (a problem document that also carries OAuth's `error`) and Retry-After. */
+  const limited = (name: keyof OAuthLimits) => {
+    const limit = (opts.limits ?? OAUTH_LIMITS)[name];
+    const check = app.createRateLimit({
+      max: limit.perClient,
+      timeWindow: limit.windowMs,
+      keyGenerator: (request) => `oauth-${name}-ip:${normalizeIP(request.ip)}`,
+      allowList: () => false,
+    });
+    return async (request: FastifyRequest, reply: FastifyReply) => {
+      const state = await check(request);
+      if (state.isAllowed || !state.isExceeded) return;
+      const retry = Math.max(1, Math.ceil(state.ttl / 1000));
+      const err = problem(
+        'rate_limited',
+        `Too many ${name === 'register' ? 'registrations' : 'token requests'} from this address; retry in ${retry} s.`,
+        { resolve: { message: 'Wait for Retry-After seconds.', action: 'retry_later' } },
+      );
+      return reply
+        .code(429)
+        .header('retry-after', String(retry))
+        .header('cache-control', 'no-store')
+        .type('application/problem+json')
+        .send({
+          ...toDocument(err, opts.docsUrl, request.url.split('?')[0] ?? '/'),
+          error: 'rate_limited',
+          error_description: err.detail,
+        });
+    };
+  };
+
   app.setErrorHandler(async (error, _request, reply) => {
     if (error instanceof OAuthError) return oauthError(reply, error);
     const status = (error as { statusCode?: number }).statusCode ?? 500;
@@ -118,7 +165,7 @@ export const oauthRoutes: FastifyPluginAsync<OAuthRouteOptions> = async (app, op
     return auth.tokens.jwks();
   });
 
-  app.post('/oauth/register', HIDE, async (request, reply) => {
+  app.post('/oauth/register', { ...HIDE, onRequest: limited('register') }, async (request, reply) => {
     const metadata = registrationMetadata(request.body);
     const client = await auth.grants.registerClient(metadata);
     return reply
@@ -165,7 +212,7 @@ export const oauthRoutes: FastifyPluginAsync<OAuthRouteOptions> = async (app, op
       ]),
     );
   };
-  app.post('/oauth/token', HIDE, async (request, reply) => {
+  app.post('/oauth/token', { ...HIDE, onRequest: limited('token') }, async (request, reply) => {
     const answer = await auth.token(fields(request.body));
     return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(answer);
   });

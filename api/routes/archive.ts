@@ -11,7 +11,13 @@ import { requireEntitlement } from '../premium.ts';
 import { invalidParameter, problem } from '../problem.ts';
 import { withProblems } from '../schemas.ts';
 import type { ArchiveBuilds, DayBuild } from '../streams/archive-builds.ts';
-import { crc32Combine, FINAL_BLOCK, GZIP_HEADER, gzipTrailer } from '../streams/gzip-assembly.ts';
+import {
+  crc32Combine,
+  FINAL_BLOCK,
+  GZIP_HEADER,
+  GZIP_TRAILER_BYTES,
+  gzipTrailer,
+} from '../streams/gzip-assembly.ts';
 import { acceptsGzip, type ByteRange, noneMatch, parseRange, rangeApplies } from '../streams/http-range.ts';
 import { ARCHIVE_STREAM_ITEM, NDJSON_ITEM } from '../streams/openapi.ts';
 import {
@@ -70,6 +76,39 @@ const ReplayQuery = Type.Object({
 });
 
 const DownloadQuery = Type.Object({ period: PeriodParam, include: RecordIncludeParam });
+
+const nullableBytes = (description: string) =>
+  Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description });
+
+const ArchiveSummaryDay = Type.Object({
+  day: Type.String({ description: 'YYYY-MM-DD (UTC publication date)' }),
+  episodes: Type.Integer({ minimum: 0, description: 'complete episodes published that day' }),
+  podcasts: Type.Integer({ minimum: 0, description: 'distinct podcasts among them' }),
+  generation: Type.Integer({
+    description:
+      'the build generation of the day: changes when its order changes other than by appending (a late episode, a rebuild); a replay cursor issued before goes stale',
+  }),
+  ndjson_bytes: nullableBytes("size of the day's NDJSON records for `include`; null until the day is built"),
+  gzip_bytes: nullableBytes("size of the day's compressed piece of the gzip download; null until built"),
+});
+
+export const ArchiveSummary = Type.Object({
+  period: Type.String(),
+  from: Type.String({ description: 'first day of the period (YYYY-MM-DD)' }),
+  to: Type.String({ description: 'last day of the period (YYYY-MM-DD)' }),
+  episodes: Type.Integer({ minimum: 0, description: 'complete episodes published in the period' }),
+  podcasts: Type.Integer({ minimum: 0, description: 'distinct podcasts among them' }),
+  include: Type.Array(Type.String(), { description: 'the heavy relations the sizes are of' }),
+  days: Type.Array(ArchiveSummaryDay, { description: 'days with episodes, in order' }),
+  download: Type.Object({
+    url: Type.String({ description: 'the bulk download of the period (path on the API host)' }),
+    ndjson_bytes: nullableBytes('Content-Length of the NDJSON download; null until every day is built'),
+    gzip_bytes: nullableBytes('Content-Length of the gzip download; null until every day is built'),
+  }),
+  stream_url: Type.String({
+    description: 'the Server-Sent Events replay of the period (path on the API host)',
+  }),
+});
 
 /**
  * The archive: `GET /v1/podcasts/episodes/archive/stream` replays a month or a day as Server-Sent
@@ -186,6 +225,62 @@ export const archiveRoutes: FastifyPluginAsyncTypebox<ArchiveRouteOptions> = asy
         request.log.error({ err }, 'archive replay failed');
         sse.fail({ error_code: 'stream_failed', detail: 'the replay failed; reconnect with Last-Event-ID' });
       }
+    },
+  );
+
+  app.get(
+    '/v1/podcasts/episodes/archive/summary',
+    {
+      schema: {
+        tags: ['episodes'],
+        summary: 'Summary of a month or a day of the episode archive (by arrangement)',
+        description:
+          'What the archive holds for the period: complete episodes and distinct podcasts, per day and in all, each day’s build generation, and the sizes of the bulk download for `include` (null until the download has built the period; asking for the summary builds nothing), with the download and replay paths.',
+        querystring: DownloadQuery,
+        response: withProblems({ 200: ArchiveSummary }),
+      },
+    },
+    async (request) => {
+      requireEntitlement(request, 'archive', opts.dashboardUrl);
+      const q = request.query;
+      const period = parsePeriod(q.period);
+      const include = parseRecordIncludes(request, q.include, opts.dashboardUrl);
+      const [days, podcasts] = await Promise.all([
+        archive.days(period.from, period.to),
+        archive.podcasts(period.from, period.to),
+      ]);
+      const built = days.map((d) => builds.current(d, include));
+      const all = built.every((b) => b !== undefined);
+      const sum = (f: (b: DayBuild) => number) => built.reduce((n, b) => n + (b ? f(b) : 0), 0);
+      const query = new URLSearchParams({
+        period: period.period,
+        ...(q.include ? { include: q.include } : {}),
+      });
+      return {
+        period: period.period,
+        from: period.from,
+        to: period.to,
+        episodes: days.reduce((n, d) => n + d.episodes, 0),
+        podcasts: podcasts.total,
+        include: [...include].sort(),
+        days: days.map((d, i) => ({
+          day: d.day,
+          episodes: d.episodes,
+          podcasts: podcasts.byDay.get(d.day) ?? 0,
+          generation: d.generation,
+          ndjson_bytes: built[i]?.rawBytes ?? null,
+          gzip_bytes: built[i]?.bytes ?? null,
+        })),
+        download: {
+          url: `/v1/podcasts/episodes/archive/download?${query}`,
+          ndjson_bytes: all ? sum((b) => b.rawBytes) : null,
+          // As the download assembles it: a gzip header, the days' pieces, a final block, a trailer.
+          gzip_bytes: all
+            ? GZIP_HEADER.length + sum((b) => b.bytes) + FINAL_BLOCK.length + GZIP_TRAILER_BYTES
+            : null,
+        },
+        stream_url: `/v1/podcasts/episodes/archive/stream?${query}`,
+      };
     },
   );
 

@@ -54,8 +54,8 @@ export class ArchiveBuilds {
 
   /** The build of `day` for `include`, made now if missing or out of date. */
   async ensure(day: ArchiveDay, include: ReadonlySet<RecordInclude>): Promise<DayBuild> {
-    const dir = path.join(this.opts.dir, includeKey(include), day.day);
-    const file = path.join(dir, `${day.generation}-${day.changed}.deflate`);
+    const file = this.fileOf(day, include);
+    const dir = path.dirname(file);
     const current = this.read(file);
     if (current && Date.now() - current.builtAt < this.opts.ttlMs) {
       this.stats.reused++;
@@ -67,6 +67,15 @@ export class ArchiveBuilds {
       this.building.set(file, pending);
     }
     return pending;
+  }
+
+  /** The build of `day` for `include` if one of its current generation exists (builds nothing). */
+  current(day: ArchiveDay, include: ReadonlySet<RecordInclude>): DayBuild | undefined {
+    return this.read(this.fileOf(day, include));
+  }
+
+  private fileOf(day: ArchiveDay, include: ReadonlySet<RecordInclude>): string {
+    return path.join(this.opts.dir, includeKey(include), day.day, `${day.generation}-${day.changed}.deflate`);
   }
 
   private read(file: string): DayBuild | undefined {

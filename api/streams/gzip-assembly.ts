@@ -13,9 +13,12 @@ export const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00
 /** An empty final block with fixed Huffman codes: BFINAL 1, BTYPE 01, end of block. */
 export const FINAL_BLOCK = Buffer.from([0x03, 0x00]);
 
+/** Length of the gzip trailer. */
+export const GZIP_TRAILER_BYTES = 8;
+
 /** The gzip trailer: CRC-32 and size (modulo 2^32) of the uncompressed data, little-endian. */
 export function gzipTrailer(crc: number, size: number): Buffer {
-  const out = Buffer.alloc(8);
+  const out = Buffer.alloc(GZIP_TRAILER_BYTES);
   out.writeUInt32LE(crc >>> 0, 0);
   out.writeUInt32LE(size % 2 ** 32, 4);
   return out;

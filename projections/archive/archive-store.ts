@@ -392,6 +392,26 @@ export class ArchiveStore {
   // ── reads ──────────────────────────────────────────────────────────────────────────────
 
   /** The days from `from` to `to` (inclusive, `YYYY-MM-DD`) that hold episodes, in order. */
+  /**
+   * Distinct podcasts with a complete episode published in `from`-`to` (UTC days, inclusive):
+   * over the whole span and per day (days without one are absent).
+   */
+  async podcasts(from: string, to: string): Promise<{ total: number; byDay: Map<string, number> }> {
+    const rows = await this.state.query<{ day: string | null; podcasts: number }>(
+      `SELECT day::text AS day, count(DISTINCT podcast_id)::int AS podcasts FROM archive_episodes
+       WHERE complete AND day BETWEEN $1::date AND $2::date
+       GROUP BY GROUPING SETS ((day), ())`,
+      [from, to],
+    );
+    const byDay = new Map<string, number>();
+    let total = 0;
+    for (const r of rows) {
+      if (r.day === null) total = Number(r.podcasts);
+      else byDay.set(r.day, Number(r.podcasts));
+    }
+    return { total, byDay };
+  }
+
   async days(from: string, to: string, db: Transaction | StateStore = this.state): Promise<ArchiveDay[]> {
     const rows = await db.query<ArchiveDay>(
       `SELECT day::text AS day, generation, changed, episodes FROM archive_days

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import { buildAgentToolServer } from '../../api/agents/index.ts';
+import type { OAuthLimits } from '../../api/oauth/routes.ts';
 import { silentLogger } from '../../infra/logger.ts';
 import type { AnalyticsStore } from '../../projections/analytics/analytics-store.ts';
 import type { StateStore } from '../../projections/state/state-store.ts';
@@ -25,7 +26,18 @@ export function testClock() {
  * listening on 127.0.0.1 at free ports, their public URLs those addresses.
  */
 export async function agentStack(
-  options: { state?: StateStore; analytics?: AnalyticsStore; now?: () => number; codeTtlMs?: number } = {},
+  options: {
+    state?: StateStore;
+    analytics?: AnalyticsStore;
+    now?: () => number;
+    codeTtlMs?: number;
+    /** Serves the archive (its builds under this directory). */
+    archive?: { buildsDir: string };
+    /** Per-address limits of OAuth registration and tokens (default OAUTH_LIMITS). */
+    oauthLimits?: OAuthLimits;
+    /** Browser origins the agent-tool server accepts besides its own. */
+    allowedOrigins?: string[];
+  } = {},
 ) {
   const [apiPort, mcpPort] = [await freePort(), await freePort()];
   const publicUrl = `http://127.0.0.1:${apiPort}`;
@@ -37,10 +49,15 @@ export async function agentStack(
       dashboardUrl,
       mcpUrl,
       rateLimitPerMinute: 1_000_000,
-      agents: { now: options.now, codeTtlMs: options.codeTtlMs },
+      agents: { now: options.now, codeTtlMs: options.codeTtlMs, limits: options.oauthLimits },
+      ...(options.archive ? { archiveBuildsDir: options.archive.buildsDir } : {}),
     },
     undefined,
-    { state: options.state, analytics: options.analytics },
+    {
+      state: options.state,
+      analytics: options.analytics,
+      ...(options.archive ? { archive: { pollMs: 50 } } : {}),
+    },
   );
   await api.app.listen({ port: apiPort, host: '127.0.0.1' });
   const mcp: FastifyInstance = await buildAgentToolServer(api.app, {
@@ -51,6 +68,7 @@ export async function agentStack(
     dashboardUrl,
     docsUrl: TEST_SETTINGS.docsUrl,
     now: options.now,
+    allowedOrigins: options.allowedOrigins,
   });
   await mcp.listen({ port: mcpPort, host: '127.0.0.1' });
   return {
