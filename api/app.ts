@@ -267,6 +267,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     publicUrl: settings.publicUrl,
     docsUrl: settings.docsUrl,
     network,
+    mcpUrl,
   });
   const people = services.people ?? peopleServices(services.state, services.delivery);
   const usageCounter = new UsageCounter(people.usage, app.log);

@@ -5,9 +5,11 @@ import { Memberships } from '../../projections/state/memberships.ts';
 import type { StateStore } from '../../projections/state/state-store.ts';
 import { ToolUsage } from '../../projections/state/tool-usage.ts';
 import { authGuide } from '../docs/auth-guide.ts';
+import { checkToolPrices } from '../payments/prices.ts';
 import { AgentCredentials } from './agent-credentials.ts';
 import { buildMcpHost } from './mcp-host.ts';
 import { meteredCalls, restCalls, type ToolCallPath, ToolUsageCounter } from './tool-calls.ts';
+import { toolPayments } from './tool-payments.ts';
 import { buildTools } from './tool-registry.ts';
 import { TOOLS } from './tools.ts';
 
@@ -27,7 +29,7 @@ export interface AgentToolServerOptions {
   failedAuthPerMinute?: number;
   /** Browser origins allowed to call the server besides `{mcp_url}`'s (see McpHostOptions). */
   allowedOrigins?: readonly string[];
-  /** Wraps the call path (after metering), e.g. to charge per call. */
+  /** Wraps the call path (after metering and per-call payments). */
   wrapCalls?: (path: ToolCallPath) => ToolCallPath;
   /** Clock of access-token checks (tests). */
   now?: () => number;
@@ -48,6 +50,25 @@ export async function buildAgentToolServer(
   const tools = buildTools(TOOLS, api.restOperations);
   const usage = new ToolUsageCounter(new ToolUsage(opts.state), opts.logger);
   const metered = meteredCalls(restCalls(api), usage);
+  // Pay per call (payments on): the API's gate, ledger and price table, its `tools` section checked here.
+  const { gate, prices } = api.payments;
+  checkToolPrices(
+    prices,
+    TOOLS.map((d) => ({ name: d.name, method: d.operation.method, path: d.operation.path })),
+  );
+  const metadataUrl = new URL(
+    `/.well-known/oauth-protected-resource${new URL(auth.settings.resource).pathname.replace(/\/$/, '')}`,
+    auth.settings.resource,
+  ).toString();
+  const paying = gate
+    ? toolPayments(metered, {
+        gate,
+        prices,
+        mcpUrl: auth.settings.resource,
+        bearerChallenge: `Bearer realm="mcp", resource_metadata="${metadataUrl}"`,
+        logger: opts.logger,
+      })
+    : metered;
   const credentials = new AgentCredentials({
     accounts: opts.accounts,
     memberships: new Memberships(opts.state),
@@ -59,7 +80,8 @@ export async function buildAgentToolServer(
   const host = await buildMcpHost({
     logger: opts.logger,
     tools,
-    calls: opts.wrapCalls ? opts.wrapCalls(metered) : metered,
+    calls: opts.wrapCalls ? opts.wrapCalls(paying) : paying,
+    payPerCall: gate !== undefined,
     credentials,
     mcpUrl: auth.settings.resource,
     issuer: auth.settings.issuer,
@@ -74,6 +96,8 @@ export async function buildAgentToolServer(
     server: opts.server,
   });
   host.decorate('toolUsage', usage);
+  // The same discovery document as the API host's: every payable operation and tool.
+  host.get('/.well-known/x402', async () => api.x402Document());
   host.addHook('onClose', async () => {
     credentials.close();
     await usage.close();

@@ -55,6 +55,21 @@ export interface McpHostOptions {
   version?: string;
   /** An HTTP server already listening (the service binds the port first, to know `{mcp_url}`). */
   server?: HttpServer;
+  /**
+   * Payments are on: a request with no account credential (none, or `Authorization: Payment`)
+   * is served without a caller (`initialize`, `tools/list` free; `calls` decides on `tools/call`).
+   */
+  payPerCall?: boolean;
+}
+
+/** Whether a request presents an account credential (anything but no credential or `Authorization: Payment`). */
+function presentsAccount(request: FastifyRequest): boolean {
+  const key = request.headers['x-api-key'];
+  const auth = request.headers.authorization;
+  return (
+    (typeof key === 'string' && key.trim() !== '') ||
+    (typeof auth === 'string' && auth.trim() !== '' && !/^Payment(\s|$)/i.test(auth.trim()))
+  );
 }
 
 interface Selection {
@@ -213,7 +228,10 @@ export async function buildMcpHost(opts: McpHostOptions): Promise<FastifyInstanc
           headers: { 'retry-after': String(60 - Math.floor((Date.now() / 1000) % 60)) },
         },
       );
-    const checked = await opts.credentials.check(request);
+    const checked =
+      opts.payPerCall && !presentsAccount(request)
+        ? ({ ok: true, caller: undefined } as const)
+        : await opts.credentials.check(request);
     if (!checked.ok) {
       const count = failed && failed.minute === minute ? failed.count + 1 : 1;
       if (failures.size > 10_000) failures.clear();
@@ -260,10 +278,26 @@ export async function buildMcpHost(opts: McpHostOptions): Promise<FastifyInstanc
           ErrorCode.InvalidParams,
           `Unknown tool: ${req.params.name.slice(0, 100)} (not served on this connection)`,
         );
+      const header = (name: string) => {
+        const v = request.headers[name];
+        return typeof v === 'string' ? v : undefined;
+      };
       return opts.calls({
         tool,
         args: (req.params.arguments ?? {}) as Record<string, unknown>,
         caller: checked.caller,
+        ...(checked.caller
+          ? {}
+          : {
+              payment: {
+                headers: { signature: header('payment-signature'), authorization: header('authorization') },
+                meta: req.params._meta as Record<string, unknown> | undefined,
+                setHeader: (name: string, value: string) => {
+                  if (!reply.raw.headersSent) reply.raw.setHeader(name, value);
+                },
+                ip: request.ip,
+              },
+            }),
       });
     });
     const parsed = JsonResponseTransport.parse(request.headers.accept, request.body);

@@ -2,7 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Principal } from '../../projections/state/accounts.ts';
 import type { ToolUsage, ToolUsageCount } from '../../projections/state/tool-usage.ts';
-import { InProcessCalls } from '../plugins/authentication.ts';
+import { InProcessCalls, type PaidInProcessCall } from '../plugins/authentication.ts';
 import type { Tool } from './tool-registry.ts';
 
 /** Who calls a tool: the verified principal and the credential it came with. */
@@ -15,7 +15,24 @@ export interface ToolCaller {
 export interface ToolCall {
   tool: Tool;
   args: Record<string, unknown>;
-  caller: ToolCaller;
+  /** Absent: no account credential came (payments on); the call must be paid for. */
+  caller?: ToolCaller;
+  /** What a call without an account presents to pay with (see tool-payments.ts). */
+  payment?: ToolCallPayment;
+  /** Set by the payment wrapper once a payment is reserved: the REST call is made as paid. */
+  paid?: PaidInProcessCall['paid'];
+}
+
+/** The payment parts of a tool call: its HTTP request's headers and the call's `_meta`. */
+export interface ToolCallPayment {
+  /** `PAYMENT-SIGNATURE` and `Authorization` (when its scheme is `Payment`) of the HTTP request. */
+  headers: { signature?: string; authorization?: string };
+  /** `params._meta` of the `tools/call`. */
+  meta?: Record<string, unknown>;
+  /** Adds a header to the HTTP response that carries this call's answer. */
+  setHeader(name: string, value: string): void;
+  /** The client's address (rate limits of the REST call). */
+  ip: string;
 }
 
 /**
@@ -66,8 +83,11 @@ function problemResult(tool: Tool, status: number, body: string): CallToolResult
  * MAX_RESULT_CHARS is asked again with half the page size until it fits.
  */
 export function restCalls(api: FastifyInstance): ToolCallPath {
-  return async ({ tool, args, caller }) => {
+  return async ({ tool, args, caller, paid, payment }) => {
     const d = tool.declaration;
+    const as = paid ? { paid } : caller?.principal;
+    if (!as)
+      return errorResult('401 authentication_required: this call has neither an account nor a payment');
     const known = tool.inputSchema.properties as Record<string, unknown>;
     const unknown = Object.keys(args).filter((k) => !(k in known));
     if (unknown.length > 0)
@@ -75,7 +95,7 @@ export function restCalls(api: FastifyInstance): ToolCallPath {
     let path = tool.operation.path;
     for (const [param, input] of Object.entries(tool.pathInputs)) {
       let value = args[input];
-      if (value === undefined && param === d.projectParam) value = caller.principal.project.id;
+      if (value === undefined && param === d.projectParam) value = caller?.principal.project.id;
       if (typeof value !== 'string' && typeof value !== 'number')
         return errorResult(`422 validation_error: ${input} is required (a string)`);
       path = path.replace(`:${param}`, encodeURIComponent(String(value)));
@@ -95,13 +115,14 @@ export function restCalls(api: FastifyInstance): ToolCallPath {
     let limit = query.limit === undefined ? undefined : Number(query.limit);
     let reduced = false;
     for (;;) {
-      const token = api.inProcessCalls.admit(caller.principal);
+      const token = api.inProcessCalls.admit(as);
       let res: Awaited<ReturnType<FastifyInstance['inject']>>;
       try {
         res = await api.inject({
           method: tool.operation.method as 'GET',
           url: path,
           query: limit === undefined ? query : { ...query, limit: String(limit) },
+          ...(paid && payment ? { remoteAddress: payment.ip } : {}),
           headers: {
             [InProcessCalls.HEADER]: token,
             ...(body ? { 'content-type': 'application/json' } : {}),
@@ -254,9 +275,10 @@ export class ToolUsageCounter {
   }
 }
 
-/** Every call counted per tool (see ToolUsageCounter), whatever its outcome. */
+/** Every call of an account counted per tool (see ToolUsageCounter), whatever its outcome (paid calls are in the payment ledger). */
 export function meteredCalls(next: ToolCallPath, usage: ToolUsageCounter): ToolCallPath {
   return async (call) => {
+    if (!call.caller) return next(call);
     const { principal } = call.caller;
     try {
       const result = await next(call);

@@ -89,3 +89,23 @@ export function operationKey(method: string, routeUrl: string): string {
 export function operationPrice(table: PriceTable, method: string, routeUrl: string): number | undefined {
   return table.operations[operationKey(method, routeUrl)];
 }
+
+/**
+ * Checks the table's `tools` section against the tools a server has (name and the REST operation
+ * each calls): every priced tool must exist, and a tool whose operation can never be paid per
+ * request (the alert tools) cannot be priced. Throws a PriceTableError naming each problem.
+ */
+export function checkToolPrices(
+  table: PriceTable,
+  tools: readonly { name: string; method: string; path: string }[],
+): void {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const problems: string[] = [];
+  for (const name of Object.keys(table.tools)) {
+    const tool = byName.get(name);
+    if (!tool) problems.push(`tools: "${name}" is no agent tool`);
+    else if (NEVER_PAYABLE.some((re) => re.test(operationKey(tool.method, tool.path))))
+      problems.push(`tools: "${name}" cannot be paid per call (it needs an account)`);
+  }
+  if (problems.length > 0) throw new PriceTableError(problems);
+}

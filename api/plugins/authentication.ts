@@ -4,6 +4,8 @@ import fp from 'fastify-plugin';
 import { type Accounts, isExpired, type Principal } from '../../projections/state/accounts.ts';
 import { dashboardLink, dashboardPaths } from '../dashboard-paths.ts';
 import { looksLikeJwt } from '../oauth/access-tokens.ts';
+import type { AcceptedPayment } from '../payments/gate.ts';
+import type { PayableResource } from '../payments/terms.ts';
 import { problem } from '../problem.ts';
 
 declare module 'fastify' {
@@ -18,24 +20,33 @@ declare module 'fastify' {
 
 const CACHE_MS = 5000;
 
+/** A call paid for by the tool call that makes it: the tool call settles it, the route never does. */
+export interface PaidInProcessCall {
+  paid: { accepted: AcceptedPayment; resource: PayableResource };
+}
+
+/** Who an in-process call is made for: an account's principal, or a paid tool call. */
+export type InProcessCaller = Principal | PaidInProcessCall;
+
 /**
  * Calls this process makes to its own routes on a caller's behalf (the agent-tool server's tool
- * calls): the caller was authenticated already, so the request carries a one-time token that
- * stands for its principal instead of a credential. The token is 192 random bits, lives in this
- * process's memory only until the request is authenticated, and works once.
+ * calls): the caller was authenticated already (or its tool call paid for), so the request
+ * carries a one-time token that stands for its principal (or the payment) instead of a
+ * credential. The token is 192 random bits, lives in this process's memory only until the
+ * request is authenticated, and works once.
  */
 export class InProcessCalls {
   static readonly HEADER = 'x-earshot-in-process-call';
-  private readonly pending = new Map<string, Principal>();
+  private readonly pending = new Map<string, InProcessCaller>();
 
-  /** A token for one call as `principal`; `release` it when the call is over. */
-  admit(principal: Principal): string {
+  /** A token for one call as `caller`; `release` it when the call is over. */
+  admit(caller: InProcessCaller): string {
     const token = randomBytes(24).toString('base64url');
-    this.pending.set(token, principal);
+    this.pending.set(token, caller);
     return token;
   }
 
-  take(token: string): Principal | undefined {
+  take(token: string): InProcessCaller | undefined {
     const principal = this.pending.get(token);
     this.pending.delete(token);
     return principal;
@@ -133,7 +144,9 @@ export const authenticationPlugin = fp<{
     if (typeof call === 'string') {
       const caller = inProcess.take(call);
       if (!caller) throw problem('authentication_required', 'This call is not one this process made.');
-      request.principal = caller;
+      // A paid tool call's REST call: served as paid, settled by the tool call (never here).
+      if ('paid' in caller) request.payment = { ...caller.paid, done: true };
+      else request.principal = caller;
       return;
     }
     const credential = presentedCredential(request);

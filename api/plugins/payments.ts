@@ -11,6 +11,12 @@ import { type PayableResource, paymentInfo, requirementsFor } from '../payments/
 import { problem, toDocument } from '../problem.ts';
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** `/.well-known/x402`: every payable operation and agent tool with its terms. */
+    x402Document: () => X402Document;
+    /** Pay per request: the gate (absent with payments off) and the price table. */
+    payments: { gate?: PaymentGate; prices: PriceTable; network: string };
+  }
   interface FastifyRequest {
     /** The payment this request is served for (pay per request, no account). */
     payment?: { accepted: AcceptedPayment; resource: PayableResource; done: boolean };
@@ -25,7 +31,23 @@ export interface PaymentsPluginOptions {
   docsUrl: string;
   /** The network the terms name (also when payments are off). */
   network: string;
+  /** `{mcp_url}`: where the priced agent tools are called. */
+  mcpUrl: string;
 }
+
+/** The discovery document both hosts serve at `/.well-known/x402`. */
+export interface X402Document {
+  x402Version: 2;
+  payments: 'on' | 'off';
+  networks: string[];
+  schemes: string[];
+  protocols: string[];
+  resources: Record<string, unknown>[];
+  tools: Record<string, unknown>[];
+}
+
+/** The x402 `resource.url` of an agent tool (the x402 MCP transport's form). */
+export const toolResourceUrl = (name: string) => `mcp://tool/${name}`;
 
 /** Whether a request to this route may be paid for instead of authenticated. */
 export function payableRoute(
@@ -62,7 +84,8 @@ export const paymentsPlugin = fp<PaymentsPluginOptions>(async (app: FastifyInsta
   app.decorateRequest('payment', undefined);
 
   app.addHook('onRequest', async (request) => {
-    if (request.principal) return;
+    // An account, or a paid tool call's in-process call (its tool call settles): nothing to do.
+    if (request.principal || request.payment) return;
     const cents = payableRoute(gate, prices, request);
     if (cents === undefined || !gate) return;
     const resource: PayableResource = {
@@ -167,7 +190,8 @@ export const paymentsPlugin = fp<PaymentsPluginOptions>(async (app: FastifyInsta
     return JSON.stringify(toDocument(err, opts.docsUrl, request.url.split('?')[0]!));
   }
 
-  app.get('/.well-known/x402', { schema: { hide: true } }, async () => {
+  app.decorate('payments', { gate, prices, network: opts.network });
+  app.decorate('x402Document', (): X402Document => {
     const settings = gate?.termsSettings;
     const resources = [...payable]
       .sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method))
@@ -182,6 +206,15 @@ export const paymentsPlugin = fp<PaymentsPluginOptions>(async (app: FastifyInsta
           ...(settings ? { accepts: [requirementsFor(settings, cents)] } : {}),
         };
       });
+    const tools = Object.entries(prices.tools)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, cents]) => ({
+        tool: name,
+        url: toolResourceUrl(name),
+        mcp_url: opts.mcpUrl,
+        ...paymentInfo(settings, opts.network, cents),
+        ...(settings ? { accepts: [requirementsFor(settings, cents)] } : {}),
+      }));
     return {
       x402Version: 2,
       payments: settings ? 'on' : 'off',
@@ -189,6 +222,8 @@ export const paymentsPlugin = fp<PaymentsPluginOptions>(async (app: FastifyInsta
       schemes: ['exact'],
       protocols: ['x402', 'mpp'],
       resources,
+      tools,
     };
   });
+  app.get('/.well-known/x402', { schema: { hide: true } }, async () => app.x402Document());
 });

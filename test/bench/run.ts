@@ -25,6 +25,7 @@ import { searchLatencyBench } from './search-latency.bench.ts';
 import { searchRelevanceBench } from './search-relevance.bench.ts';
 import { cliBench, startupBench } from './startup.bench.ts';
 import { streamsBench } from './streams.bench.ts';
+import { toolPaymentsBench } from './tool-payments.bench.ts';
 import { webhookSenderBench } from './webhook-sender.bench.ts';
 
 export const BENCHES: Bench[] = [
@@ -51,6 +52,7 @@ export const BENCHES: Bench[] = [
   cliBench,
   streamsBench,
   paymentsBench,
+  toolPaymentsBench,
   clusterBench,
 ];
 
