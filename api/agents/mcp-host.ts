@@ -15,7 +15,7 @@ import { type ErrorCode as ProblemCode, problem, toDocument } from '../problem.t
 import type { AgentCredentials } from './agent-credentials.ts';
 import { JsonResponseTransport } from './json-transport.ts';
 import type { ToolCallPath } from './tool-calls.ts';
-import { selectTools, type Tool } from './tool-registry.ts';
+import { type SelectorParam, selectTools, type Tool } from './tool-registry.ts';
 
 /**
  * The protocol revisions served: the current one and the one before it, which clients still
@@ -125,8 +125,9 @@ export async function buildMcpHost(opts: McpHostOptions): Promise<FastifyInstanc
   const validator = new AjvJsonSchemaValidator();
   const listed = new Map<Tool, ListedTool>(opts.tools.map((t) => [t, listedTool(t)]));
   const selections = new Map<string, Selection>();
-  const select = (query: { tools?: string; include?: string }): Selection => {
-    const key = `${query.tools ?? ''}\n${query.include ?? ''}`;
+  const select = (query: { tools?: SelectorParam; include?: SelectorParam }): Selection => {
+    const flat = (v: SelectorParam) => (typeof v === 'string' ? v : (v ?? []).join(','));
+    const key = `${flat(query.tools)}\n${flat(query.include)}`;
     const cached = selections.get(key);
     if (cached) return cached;
     const result = selectTools(opts.tools, query);
@@ -209,7 +210,7 @@ export async function buildMcpHost(opts: McpHostOptions): Promise<FastifyInstanc
       result: selection,
       listed: tools,
       byName: selected,
-    } = select(request.query as { tools?: string; include?: string });
+    } = select(request.query as { tools?: SelectorParam; include?: SelectorParam });
     if (!selection.ok)
       return send(reply, request, 'validation_error', selection.message, {
         errors: [{ location: selection.location, message: selection.message }],

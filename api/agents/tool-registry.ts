@@ -162,13 +162,19 @@ export function buildTools(declarations: readonly ToolDeclaration[], operations:
   });
 }
 
-/** Which tools a connection sees: `?tools=` names them exactly, `?include=` adds categories. */
+/** A selector parameter as the query parser gives it: absent, once, or repeated. */
+export type SelectorParam = string | readonly string[] | undefined;
+
+/**
+ * Which tools a connection sees: `?tools=` names them exactly, `?include=` adds categories. A
+ * repeated parameter (`?tools=a&tools=b`) is one list, as `?tools=a,b`.
+ */
 export function selectTools(
   tools: readonly Tool[],
-  query: { tools?: string; include?: string },
+  query: { tools?: SelectorParam; include?: SelectorParam },
 ): { ok: true; tools: Tool[] } | { ok: false; message: string; location: string } {
-  const split = (v: string | undefined) =>
-    (v ?? '')
+  const split = (v: SelectorParam) =>
+    (typeof v === 'string' ? v : (v ?? []).join(','))
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);

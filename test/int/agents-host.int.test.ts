@@ -23,8 +23,8 @@ afterAll(async () => {
   await stack?.close();
 });
 
-function post(body: unknown, headers: Record<string, string> = {}) {
-  return fetch(`${stack.mcpUrl}?include=alerts`, {
+function post(body: unknown, headers: Record<string, string> = {}, query = '?include=alerts') {
+  return fetch(`${stack.mcpUrl}${query}`, {
     method: 'POST',
     headers: {
       authorization: `Bearer ${key}`,
@@ -53,6 +53,25 @@ describe('agent-tool host transport', () => {
     const answers = (await batch.json()) as { id: string; result: { tools?: unknown[] } }[];
     expect(answers.map((a) => a.id)).toEqual(['b', 'a']);
     expect(answers[0]!.result.tools!.length).toBeGreaterThan(0);
+  });
+
+  it('takes a repeated tools or include parameter as one comma-separated list', async () => {
+    const names = async (query: string) => {
+      const res = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, {}, query);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { result: { tools: { name: string }[] } };
+      return body.result.tools.map((t) => t.name);
+    };
+    const [a, b] = await names('?include=alerts');
+    expect(await names(`?tools=${a}&tools=${b}`)).toEqual([a, b]);
+    expect(await names(`?include=alerts&include=advertising`)).toEqual(
+      await names('?include=alerts,advertising'),
+    );
+    const unknown = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, {}, `?tools=${a}&tools=nope`);
+    expect(unknown.status).toBe(422);
+    expect(((await unknown.json()) as { errors: { location: string }[] }).errors[0]!.location).toBe(
+      'query.tools',
+    );
   });
 
   it('accepts notifications alone with 202 and no body', async () => {
