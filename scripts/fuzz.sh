@@ -27,7 +27,7 @@ if [[ "$("$VENV/bin/st" --version 2>/dev/null || true)" != *"$SCHEMATHESIS_VERSI
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
 fi
-if [[ ! -f "$MODELS_DIR/all-MiniLM-L6-v2/manifest.json" ]]; then
+if [[ ! -f "$MODELS_DIR/all-MiniLM-L6-v2-int8/manifest.json" ]]; then
   log "no embeddings model in $MODELS_DIR: run npm test (or EARSHOT_MODELS_DIR=$MODELS_DIR npx earshot models fetch) first"
   exit 2
 fi

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PRESETS } from '../../ingest/corpus/generate.ts';
 import { QUERIES } from '../../ingest/corpus/vocabulary/queries.ts';
+import { MODEL_NAME } from '../../projections/embeddings/model-fetch.ts';
 import { LanceDbSearchIndex } from '../../projections/search/lancedb/lancedb-search-index.ts';
 import { OpenSearchSearchIndex } from '../../projections/search/opensearch/opensearch-search-index.ts';
 import type { SearchIndex } from '../../projections/search/search-index.ts';
@@ -232,7 +233,7 @@ function corpusMatches(dir: string, preset: { podcasts: number; episodesPerPodca
 /** An embeddings port answering only from vectors computed earlier by the model. */
 function cachedOnly(cache: VectorCache) {
   return {
-    model: 'all-MiniLM-L6-v2',
+    model: MODEL_NAME,
     dimensions: 384,
     async embed(texts: string[]) {
       return texts.map((t) => {

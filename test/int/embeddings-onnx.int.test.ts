@@ -2,7 +2,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cosineSimilarity } from '../../projections/embeddings/embeddings-port.ts';
-import { type FetchedModel, fetchModel } from '../../projections/embeddings/model-fetch.ts';
+import { type FetchedModel, fetchModel, MODEL_NAME } from '../../projections/embeddings/model-fetch.ts';
 import { OnnxEmbeddings } from '../../projections/embeddings/onnx-embeddings.ts';
 import { benchEmbeddings } from '../bench/bench-embeddings.ts';
 import { openEmbeddings } from '../support/open-embeddings.ts';
@@ -87,8 +87,10 @@ function maxAbsDiff(a: Float32Array, b: Float32Array): number {
 let fetched: FetchedModel;
 let port: OnnxEmbeddings;
 
+// The fp32 export, checked against an independent implementation of the same model; the default
+// (its int8 export) is checked against it below.
 beforeAll(async () => {
-  fetched = await fetchModel({ modelsDir });
+  fetched = await fetchModel({ modelsDir, model: 'all-MiniLM-L6-v2' });
   // A small batch limit so that multi-batch calls are exercised with few inputs.
   port = await OnnxEmbeddings.open({ modelDir: fetched.dir, maxBatchSize: 4 });
 }, 600_000);
@@ -224,13 +226,26 @@ describe('embeddings', () => {
   });
 });
 
-describe('openEmbeddings with a cached model', () => {
-  it('opens the local model and refuses work once closed', async () => {
-    const opened = await openEmbeddings({ modelsDir, threads: 2 });
-    expect(opened.availability).toEqual({ available: true, model: 'all-MiniLM-L6-v2', dimensions: 384 });
-    const [v] = await opened.port!.embed(['the Fed hiked interest rates again']);
-    const [expected] = await port.embed(['the Fed hiked interest rates again']);
-    expect(maxAbsDiff(v!, expected!)).toBeLessThan(1e-5);
+describe('openEmbeddings with a cached model (the default, int8)', () => {
+  it('opens the default model, whose vectors stay within reach of the fp32 reference, and refuses work once closed', async () => {
+    expect(MODEL_NAME).toBe('all-MiniLM-L6-v2-int8');
+    const opened = await openEmbeddings({ modelsDir, threads: 2, fetchIfMissing: true });
+    expect(opened.availability).toEqual({ available: true, model: MODEL_NAME, dimensions: 384 });
+    const texts = [...REFERENCE_VECTORS.map(([text]) => text), ...PODCAST_LINES];
+    const quantized = await opened.port!.embed(texts);
+    const full = await port.embed(texts);
+    for (const [i, v] of quantized.entries()) {
+      expect(norm(v)).toBeCloseTo(1, 5);
+      // Quantization moves a vector a little (mean cosine 0.99 on the generated passages).
+      expect(cosineSimilarity(v, full[i]!)).toBeGreaterThan(0.97);
+    }
+    // and keeps related sentences closer than unrelated ones.
+    const [fed, bank, dog] = await opened.port!.embed([
+      'the Fed hiked interest rates again',
+      'central bank raising interest rates',
+      'my dog loves playing fetch in the park',
+    ]);
+    expect(cosineSimilarity(fed!, bank!)).toBeGreaterThan(cosineSimilarity(fed!, dog!) + 0.2);
     await opened.port!.close();
     await expect(opened.port!.embed(['again'])).rejects.toThrow(/closed/);
   });

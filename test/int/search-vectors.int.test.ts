@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../infra/logger.ts';
+import { cosineSimilarity } from '../../projections/embeddings/embeddings-port.ts';
 import { fetchModel } from '../../projections/embeddings/model-fetch.ts';
 import { OnnxEmbeddings } from '../../projections/embeddings/onnx-embeddings.ts';
 import { LanceDbSearchIndex } from '../../projections/search/lancedb/lancedb-search-index.ts';
@@ -151,12 +152,18 @@ describe('search vectors', () => {
     try {
       const expected = await model.embed(some.map((p) => p.text));
       const stored = await index.storedVectors([episodeId]);
+      // The default (int8) model quantizes activations per call, so a text embedded in another
+      // batch differs slightly: the stored vector is its own text's, closer to it than to any other.
       some.forEach((p, i) => {
         const key = passageVectorKey(p.text);
         expect(p.vector_key).toBe(key);
         const v = stored.get(key)!;
         expect(v).toBeDefined();
-        for (let d = 0; d < v.length; d += 37) expect(v[d]!).toBeCloseTo(expected[i]![d]!, 4);
+        const own = cosineSimilarity(v, expected[i]!);
+        expect(own).toBeGreaterThan(0.97);
+        expected.forEach((other, j) => {
+          if (j !== i && some[j]!.text !== p.text) expect(cosineSimilarity(v, other)).toBeLessThan(own);
+        });
       });
     } finally {
       await model.close();

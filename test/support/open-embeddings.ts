@@ -76,7 +76,7 @@ export async function openEmbeddings(config: EmbeddingsConfig): Promise<OpenedEm
     try {
       const port = await OpenAiEmbeddings.open({
         url: config.url,
-        model: config.model ?? MODEL_NAME,
+        model: config.model ?? 'all-MiniLM-L6-v2',
         ...(config.apiKey ? { apiKey: config.apiKey } : {}),
         ...(config.dimensions ? { dimensions: config.dimensions } : {}),
         ...(config.maxRetries !== undefined ? { maxRetries: config.maxRetries } : {}),

