@@ -1,9 +1,14 @@
-import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { PaymentTermsSettings } from '../../api/payments/terms.ts';
 import { localFacilitator } from '../../infra/payments.ts';
 import { testApi } from '../support/api.ts';
-import { deployTestToken, startChain, TOKEN_DECIMALS, TOKEN_NAME, TOKEN_VERSION } from '../support/chain.ts';
+import {
+  deployTestToken,
+  startChain,
+  TOKEN_DECIMALS,
+  TOKEN_NAME,
+  TOKEN_VERSION,
+  testTokenTerms,
+} from '../support/chain.ts';
 import { mppAuthorization, x402Signature } from '../support/payer.ts';
 import { type Bench, type BenchResult, percentile } from './bench.ts';
 
@@ -28,15 +33,7 @@ export const paymentsBench: Bench = {
       const token = await deployTestToken(chain);
       const payer = chain.accounts[2]!;
       await token.mint(payer.address, 10n ** BigInt(TOKEN_DECIMALS) * 1_000n);
-      const terms: PaymentTermsSettings = {
-        payTo: chain.accounts[4]!.address,
-        network: chain.network,
-        asset: { address: token.address, name: TOKEN_NAME, version: TOKEN_VERSION, decimals: TOKEN_DECIMALS },
-        maxTimeoutSeconds: 600,
-        challengeTtlSeconds: 600,
-        realm: '127.0.0.1:8080',
-        challengeKey: crypto.randomBytes(32),
-      };
+      const terms = testTokenTerms(chain, token, { maxTimeoutSeconds: 600, challengeTtlSeconds: 600 });
       const api = await testApi(
         {
           payments: { prices: { operations: { [`GET ${URL}`]: 1 }, tools: {} }, terms },

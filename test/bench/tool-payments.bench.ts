@@ -1,15 +1,13 @@
-import crypto from 'node:crypto';
 import os from 'node:os';
 import { encodePaymentRequiredHeader } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
 import { buildAgentToolServer } from '../../api/agents/index.ts';
 import { loadPriceTable } from '../../api/payments/prices.ts';
-import type { PaymentTermsSettings } from '../../api/payments/terms.ts';
 import { silentLogger } from '../../infra/logger.ts';
 import { localFacilitator } from '../../infra/payments.ts';
 import { projectedCorpus } from '../support/analytics.ts';
 import { TEST_SETTINGS, testApi } from '../support/api.ts';
-import { deployTestToken, startChain, TOKEN_DECIMALS, TOKEN_NAME, TOKEN_VERSION } from '../support/chain.ts';
+import { deployTestToken, startChain, TOKEN_DECIMALS, testTokenTerms } from '../support/chain.ts';
 import { freePort } from '../support/free-port.ts';
 import { x402Signature } from '../support/payer.ts';
 import { type Bench, type BenchResult, percentile } from './bench.ts';
@@ -40,15 +38,7 @@ export const toolPaymentsBench: Bench = {
       const token = await deployTestToken(chain);
       const payer = chain.accounts[2]!;
       await token.mint(payer.address, 10n ** BigInt(TOKEN_DECIMALS) * 1_000n);
-      const terms: PaymentTermsSettings = {
-        payTo: chain.accounts[4]!.address,
-        network: chain.network,
-        asset: { address: token.address, name: TOKEN_NAME, version: TOKEN_VERSION, decimals: TOKEN_DECIMALS },
-        maxTimeoutSeconds: 600,
-        challengeTtlSeconds: 600,
-        realm: '127.0.0.1:8080',
-        challengeKey: crypto.randomBytes(32),
-      };
+      const terms = testTokenTerms(chain, token, { maxTimeoutSeconds: 600, challengeTtlSeconds: 600 });
       const mcpPort = await freePort();
       const mcpUrl = `http://127.0.0.1:${mcpPort}/mcp`;
       const api = await testApi(

@@ -1,10 +1,8 @@
-import crypto from 'node:crypto';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PaymentTermsSettings } from '../../api/payments/terms.ts';
 import { loadConfig } from '../../infra/config.ts';
 import { createFacilitator, localFacilitator } from '../../infra/payments.ts';
 import { PaymentLedger } from '../../projections/state/payments.ts';
@@ -17,6 +15,7 @@ import {
   TOKEN_DECIMALS,
   TOKEN_NAME,
   TOKEN_VERSION,
+  testTokenTerms,
 } from '../support/chain.ts';
 import { x402Signature } from '../support/payer.ts';
 
@@ -82,15 +81,7 @@ describe('pay per request through a remote facilitator', () => {
     });
     const facilitator = createFacilitator(config);
     expect(facilitator?.constructor.name).toBe('HTTPFacilitatorClient');
-    const terms: PaymentTermsSettings = {
-      payTo: chain.accounts[4]!.address,
-      network: chain.network,
-      asset: { address: token.address, name: TOKEN_NAME, version: TOKEN_VERSION, decimals: TOKEN_DECIMALS },
-      maxTimeoutSeconds: 120,
-      challengeTtlSeconds: 300,
-      realm: '127.0.0.1:8080',
-      challengeKey: crypto.randomBytes(32),
-    };
+    const terms = testTokenTerms(chain, token);
     api = await testApi(
       { payments: { prices: { operations: { [`GET ${ROUTE}`]: 2 }, tools: {} }, terms } },
       (a) => a.get(ROUTE, async () => ({ ok: true })),

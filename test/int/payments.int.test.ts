@@ -34,6 +34,7 @@ import {
   TOKEN_DECIMALS,
   TOKEN_NAME,
   TOKEN_VERSION,
+  testTokenTerms,
 } from '../support/chain.ts';
 import {
   mppAuthorization,
@@ -83,15 +84,7 @@ describe('pay per request', () => {
     await token.mint(chain.accounts[2]!.address, 100n * CENT * 100n);
     await token.mint(chain.accounts[3]!.address, 100n * CENT * 100n);
     const defaults = loadPriceTable();
-    terms = {
-      payTo: chain.accounts[4]!.address,
-      network: chain.network,
-      asset: { address: token.address, name: TOKEN_NAME, version: TOKEN_VERSION, decimals: TOKEN_DECIMALS },
-      maxTimeoutSeconds: 120,
-      challengeTtlSeconds: 300,
-      realm: '127.0.0.1:8080',
-      challengeKey: crypto.randomBytes(32),
-    };
+    terms = testTokenTerms(chain, token);
     payments = {
       prices: {
         operations: { ...defaults.operations, 'GET /v1/test/paid-explode': 1, 'GET /v1/test/paid-drain': 1 },

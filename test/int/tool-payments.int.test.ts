@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import {
   decodePaymentRequiredHeader,
   decodePaymentResponseHeader,
@@ -11,7 +10,7 @@ import { buildAgentToolServer, TOOLS } from '../../api/agents/index.ts';
 import type { PaymentSettings } from '../../api/app.ts';
 import { decodeRequest, parseChallenge, parseCredential } from '../../api/payments/mpp.ts';
 import { checkToolPrices, loadPriceTable, operationKey, PriceTableError } from '../../api/payments/prices.ts';
-import { atomicAmount, type PaymentTermsSettings } from '../../api/payments/terms.ts';
+import { atomicAmount } from '../../api/payments/terms.ts';
 import { silentLogger } from '../../infra/logger.ts';
 import { localFacilitator } from '../../infra/payments.ts';
 import { PaymentLedger } from '../../projections/state/payments.ts';
@@ -26,6 +25,7 @@ import {
   TOKEN_DECIMALS,
   TOKEN_NAME,
   TOKEN_VERSION,
+  testTokenTerms,
 } from '../support/chain.ts';
 import { freePort } from '../support/free-port.ts';
 import { mppAuthorization, signAuthorization, x402Signature } from '../support/payer.ts';
@@ -64,15 +64,7 @@ describe('pay per tool call', () => {
     chain = await startChain();
     token = await deployTestToken(chain);
     await token.mint(payer().address, 100n * CENT * 100n);
-    const terms: PaymentTermsSettings = {
-      payTo: payTo(),
-      network: chain.network,
-      asset: { address: token.address, name: TOKEN_NAME, version: TOKEN_VERSION, decimals: TOKEN_DECIMALS },
-      maxTimeoutSeconds: 120,
-      challengeTtlSeconds: 300,
-      realm: '127.0.0.1:8080',
-      challengeKey: crypto.randomBytes(32),
-    };
+    const terms = testTokenTerms(chain, token);
     const payments: PaymentSettings = { prices: loadPriceTable(), terms };
     fx = await projectedCorpus({ podcasts: 3, episodesPerPodcast: 2, seed: 19, asOf: AS_OF });
     const mcpPort = await freePort();

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -12,6 +13,7 @@ import {
   publicActions,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import type { PaymentTermsSettings } from '../../api/payments/terms.ts';
 
 /**
  * A local EVM for the payment tests and the bench: hardhat's network (EDR), in this process,
@@ -153,5 +155,25 @@ export async function deployTestToken(chain: LocalChain): Promise<TestToken> {
       const tx = await chain.client.writeContract({ address, abi, functionName: 'mint', args: [to, value] });
       await chain.client.waitForTransactionReceipt({ hash: tx });
     },
+  };
+}
+
+/**
+ * The payment terms of tests and benches on the local chain: the test token as the asset, paid to
+ * the chain's fifth account, a fresh challenge key. Windows are overridable (benches run longer).
+ */
+export function testTokenTerms(
+  chain: LocalChain,
+  token: TestToken,
+  windows: { maxTimeoutSeconds?: number; challengeTtlSeconds?: number } = {},
+): PaymentTermsSettings {
+  return {
+    payTo: chain.accounts[4]!.address,
+    network: chain.network,
+    asset: { address: token.address, name: TOKEN_NAME, version: TOKEN_VERSION, decimals: TOKEN_DECIMALS },
+    maxTimeoutSeconds: windows.maxTimeoutSeconds ?? 120,
+    challengeTtlSeconds: windows.challengeTtlSeconds ?? 300,
+    realm: '127.0.0.1:8080',
+    challengeKey: crypto.randomBytes(32),
   };
 }
