@@ -75,7 +75,9 @@ PYTHONPATH=scripts/fuzz "$VENV/bin/st" --config-file scripts/fuzz/schemathesis.t
   --header "X-API-Key: $KEY" --checks all --max-examples "$EXAMPLES" --workers 1 \
   ${FUZZ_SEED:+--seed "$FUZZ_SEED"} --no-color --output-truncate true \
   --report ndjson,junit --report-dir "$REPORT" >"$REPORT/run.txt" 2>&1 || true
-sed -n '/^=* SUMMARY/,$p' "$REPORT/run.txt"
+# The summary without schemathesis' closing "=== N failures in Ns ===" line: that line reads like a
+# test runner's verdict to a program scanning the CI log, and verdict.py below gives the real one.
+sed -n '/^=* SUMMARY/,$p' "$REPORT/run.txt" | grep -vE '^=+ .* in [0-9.]+s =+$' || true
 verdict=0
 "$VENV/bin/python" scripts/fuzz/verdict.py "$REPORT" || verdict=$?
 if [[ $verdict -ne 0 ]]; then
