@@ -15,6 +15,8 @@ export default defineConfig({
     // Fixtures made once per run before any file starts, which files read and never write (the
     // dump of an empty PGlite cluster that in-memory state stores start from).
     globalSetup: ['test/support/global-setup.ts'],
+    // EARSHOT_TEST_CPU_LOG=<file>: one JSON line of CPU-seconds per test file (docs/testing.md).
+    setupFiles: process.env['EARSHOT_TEST_CPU_LOG'] ? ['test/support/cpu-log.ts'] : [],
     projects: [
       { extends: true, test: { name: 'unit', include: ['**/*.unit.test.ts'], exclude: ['node_modules/**'] } },
       { extends: true, test: { name: 'int', include: ['**/*.int.test.ts'], exclude: ['node_modules/**'] } },

@@ -1,8 +1,5 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   type Abi,
   createWalletClient,
@@ -14,16 +11,15 @@ import {
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { PaymentTermsSettings } from '../../api/payments/terms.ts';
+import { buildTestToken, TOKEN_SOURCE } from './test-token-build.ts';
 
 /**
  * A local EVM for the payment tests and the bench: hardhat's network (EDR), in this process,
  * answering JSON-RPC on 127.0.0.1 (a free port) so the local facilitator reaches it by URL as it
  * would a real node. Nothing is downloaded: the EIP-3009 test token (`chain/TestUsd.sol`) is
- * compiled with the `solc` package (WebAssembly) and deployed by the caller.
+ * compiled with the `solc` package (WebAssembly; `test-token-build.ts`) and deployed by the caller.
  */
 const require = createRequire(import.meta.url);
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const TOKEN_SOURCE = path.join(HERE, 'chain', 'TestUsd.sol');
 
 export const CHAIN_ID = 31337;
 export const NETWORK = `eip155:${CHAIN_ID}` as const;
@@ -94,33 +90,9 @@ export async function startChain(accountCount = 6): Promise<LocalChain> {
   };
 }
 
-let compiled: { abi: Abi; bytecode: Hex } | undefined;
-
-/** The test token's ABI and bytecode, compiled from its source with solc-js (once per process). */
+/** The test token's ABI and bytecode (compiled with solc-js, or read from its build file). */
 export function compileTestToken(): { abi: Abi; bytecode: Hex } {
-  if (compiled) return compiled;
-  const solc = require('solc') as { compile(input: string): string };
-  const output = JSON.parse(
-    solc.compile(
-      JSON.stringify({
-        language: 'Solidity',
-        sources: { 'TestUsd.sol': { content: fs.readFileSync(TOKEN_SOURCE, 'utf8') } },
-        settings: {
-          evmVersion: 'cancun',
-          optimizer: { enabled: true, runs: 200 },
-          outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
-        },
-      }),
-    ),
-  ) as {
-    errors?: { severity: string; formattedMessage: string }[];
-    contracts: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>;
-  };
-  const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
-  if (errors.length > 0) throw new Error(errors.map((e) => e.formattedMessage).join('\n'));
-  const contract = output.contracts['TestUsd.sol']!.TestUsd!;
-  compiled = { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
-  return compiled;
+  return buildTestToken();
 }
 
 export const TOKEN_NAME = 'Test USD';

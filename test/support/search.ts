@@ -27,6 +27,7 @@ import { TEST_SETTINGS } from './api.ts';
 import { embeddedBackbone } from './backbone.ts';
 import { testDeliveryKit } from './delivery.ts';
 import { memoryStateStore } from './state.ts';
+import { CachedEmbeddings, vectorCacheEnabled } from './vector-cache.ts';
 import { waitFor } from './wait-for.ts';
 
 /** The model cache the embeddings tests share (one download per machine). */
@@ -39,11 +40,18 @@ export interface SearchEmbeddings {
   close(): Promise<void>;
 }
 
-/** The real model: an API-thread instance for queries, a worker thread for indexing. */
+/**
+ * The real model: an API-thread instance for queries, a worker thread for indexing. Indexing goes
+ * through the vector cache (`vector-cache.ts`): a text embedded in an earlier run is not embedded
+ * again, and the worker's model is only loaded for a text the cache has not seen.
+ */
 export async function openTestEmbeddings(threads = 2): Promise<SearchEmbeddings> {
   const fetched = await fetchModel({ modelsDir: TEST_MODELS_DIR });
   const query = await OnnxEmbeddings.open({ modelDir: fetched.dir, intraOpNumThreads: 1 });
-  const indexing = await WorkerEmbeddings.open({ modelDir: fetched.dir, intraOpNumThreads: threads });
+  const openWorker = () => WorkerEmbeddings.open({ modelDir: fetched.dir, intraOpNumThreads: threads });
+  const indexing: EmbeddingsPort = vectorCacheEnabled()
+    ? new CachedEmbeddings(fetched.manifest, query.model, query.dimensions, openWorker)
+    : await openWorker();
   return {
     query,
     indexing,

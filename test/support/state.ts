@@ -28,6 +28,7 @@ export async function ensureClusterDump(): Promise<void> {
     await db.query('SELECT 1');
     const dump = await db.dumpDataDir('none');
     const partial = `${file}.${process.pid}`;
+    fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
     fs.renameSync(partial, file);
   } finally {
