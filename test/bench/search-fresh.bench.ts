@@ -61,8 +61,7 @@ function freshEpisode(dir: string, at: number): { id: string; records: Rec[]; te
   const segments = of('segments.ndjson');
   if (!transcript || !segments) throw new Error(`episode ${oldId} has no transcript or segments in ${dir}`);
   const fresh = rekey(episode);
-  // The slug carries only the start of the old key: left as it was, the catalog refuses the copy
-  // (duplicate slug, dead-lettered), `episode_id` is unknown and no search for it ever answers.
+  // A slug of its own too: the catalog dead-letters an episode whose slug another id holds.
   Object.assign(fresh.data, {
     published_at: at,
     guid: `${fresh.data['guid']}-fresh-${newKey}`,
