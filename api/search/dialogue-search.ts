@@ -8,7 +8,11 @@ import type {
   SegmentLine,
   SegmentType,
 } from '../../projections/search/search-index.ts';
-import { isEmptyKeywordQuery, parseKeywordQuery } from '../../projections/search/text-analysis.ts';
+import {
+  isEmptyKeywordQuery,
+  parseKeywordQuery,
+  queryCoverage,
+} from '../../projections/search/text-analysis.ts';
 import { feedbackQuery, PRF_DOCS, PRF_POOL } from '../../projections/search/vectors.ts';
 import { type Cursors, Position } from '../pagination.ts';
 import { invalidParameter, ProblemError } from '../problem.ts';
@@ -179,25 +183,38 @@ type RankedLine = LineHit & { rank: number };
 
 /**
  * The line ranking dialogue search groups into segments: BM25 lines, the lines of vector-ranked
- * passages, or both fused by reciprocal rank (a passage's lines share its rank). Exported for the
- * relevance evaluation, which scores it line by line.
+ * passages, or both fused by reciprocal rank (hybrid). Exported for the relevance evaluations,
+ * which score it line by line.
+ *
+ * In the fusion a keyword line counts by the share of the query's words it holds (weight / (60 +
+ * rank), queryCoverage): BM25 ranks a line that shares one word of a five-word question first when
+ * nothing shares more, and plain fusion then gave that line the place of the best semantic line.
+ * Lines that hold the whole query (an exact phrase) count fully. On the generator's paraphrase
+ * queries (no word in common with the lines they mean) hybrid line recall@10 went from 0.400 to
+ * 0.807 (semantic alone 0.827), phrase queries kept 0.971, mixed queries 1.000; on real speech,
+ * hybrid precision@5 0.353 → 0.363 (keyword 0.311, semantic 0.305).
  */
 export async function rankLines(
   services: SearchServices,
   q: { keyword?: KeywordQuery; vector?: Float32Array; filter: SearchFilter; depth: number },
 ): Promise<{ source: 'keyword' | 'semantic' | 'hybrid'; ranked: { hit: LineHit; score: number }[] }> {
   const [kw, sem] = await Promise.all([
-    q.keyword ? services.index.keywordLines(q.keyword, q.filter, q.depth) : Promise.resolve(undefined),
+    q.keyword
+      ? services.index.keywordLines(q.keyword, q.filter, q.depth, { withTerms: q.vector !== undefined })
+      : Promise.resolve(undefined),
     q.vector ? semanticPassages(services, q.vector, q.filter, q.depth) : Promise.resolve(undefined),
   ]);
   const keywordLines = kw?.map((h, i): RankedLine => ({ ...h, rank: i + 1 }));
-  const semanticLines = sem && passageLines(sem);
+  const semanticLines = sem && passageLines(repeatsLast(sem));
   if (keywordLines && semanticLines) {
+    // A keyword line counts by the share of the query's words it holds (above).
+    const keyword = q.keyword!;
     const fused = reciprocalRankFusion(
       [keywordLines, semanticLines],
       (h) => h.id,
       undefined,
       (h) => h.rank,
+      (h, list) => (list === 0 && h.terms !== undefined ? queryCoverage(keyword, h.terms) : 1),
     );
     return { source: 'hybrid', ranked: fused.map((f) => ({ hit: f.item, score: f.score })) };
   }
@@ -248,6 +265,26 @@ export function passageLines(passages: PassageHit[]): RankedLine[] {
     score: Math.max(best.get(f.item.id) ?? 0, f.item.score),
     rank: i + 1,
   }));
+}
+
+/**
+ * Ranked passages with every text's first showing before the repeats: a passage whose text (its
+ * vector key) a better-ranked passage already has goes after all the distinct ones, in its order.
+ * The same words said in many episodes (a running joke, an intro, an ad read) would otherwise take
+ * the first places with one thing said many times — on the generator's paraphrase queries, ten
+ * copies of one line about a broken heating filled the top ten for "extreme temperatures this
+ * summer" (English line recall@10 0.787 → 0.827, int8 model). The repeats still follow.
+ */
+export function repeatsLast(passages: PassageHit[]): PassageHit[] {
+  const seen = new Set<string>();
+  const first: PassageHit[] = [];
+  const repeats: PassageHit[] = [];
+  for (const p of passages) {
+    const key = p.vector_key ?? `id:${p.id}`;
+    (seen.has(key) ? repeats : first).push(p);
+    seen.add(key);
+  }
+  return repeats.length === 0 ? passages : [...first, ...repeats];
 }
 
 /** The lines of ranked passages in passage order, as the passages show them (see passageLines). */

@@ -15,13 +15,15 @@ export interface Fused<T> {
 
 /**
  * `rankOf` gives an item's rank in its list (default: its position + 1); items that share a rank
- * (the lines of one semantic passage) count as one place in their list.
+ * (the lines of one semantic passage) count as one place in their list. `weightOf` scales an
+ * item's share from its list (default 1: weight / (k + rank)).
  */
 export function reciprocalRankFusion<T>(
   lists: readonly (readonly T[])[],
   idOf: (item: T) => string,
   k = RRF_K,
   rankOf: (item: T, index: number) => number = (_, i) => i + 1,
+  weightOf: (item: T, list: number) => number = () => 1,
 ): Fused<T>[] {
   const byId = new Map<string, Fused<T>>();
   lists.forEach((list, l) => {
@@ -36,7 +38,7 @@ export function reciprocalRankFusion<T>(
         byId.set(id, entry);
       }
       const rank = rankOf(item, i);
-      entry.score += 1 / (k + rank);
+      entry.score += weightOf(item, l) / (k + rank);
       entry.ranks[l] = rank;
     });
   });

@@ -89,12 +89,27 @@ export abstract class SearchAdapter implements SearchReads {
     return this.reads.vectorSources(episodeIds);
   }
 
+  /**
+   * Counted between writes, in turn with them: a replacement deletes an episode's vectors and rows
+   * before it writes them again, so a count taken mid-write reads a backlog that never was (on
+   * LanceDB, a batch of every episode read as `total` 0 until its rows were back).
+   */
   vectorBacklog(): Promise<VectorBacklog> {
+    return this.inTurn(() => this.vectorBacklogNow());
+  }
+
+  /** The backlog once the writes before it have settled (an adapter first makes them visible). */
+  protected vectorBacklogNow(): Promise<VectorBacklog> {
     return this.reads.vectorBacklog();
   }
 
-  keywordLines(query: KeywordQuery, filter: SearchFilter, limit: number): Promise<LineHit[]> {
-    return this.reads.keywordLines(query, filter, limit);
+  keywordLines(
+    query: KeywordQuery,
+    filter: SearchFilter,
+    limit: number,
+    options: { withTerms?: boolean } = {},
+  ): Promise<LineHit[]> {
+    return this.reads.keywordLines(query, filter, limit, options);
   }
 
   vectorPassages(

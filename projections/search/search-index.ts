@@ -226,11 +226,15 @@ export interface LineHit {
   published_at: number;
   /** BM25 score (keyword) or dot product (vector); comparable within one list only. */
   score: number;
+  /** The line's words as indexed (text-analysis.ts, space-separated), with `withTerms`. */
+  terms?: string;
 }
 
 /** A passage found by vector: its first line (`number`), its last, and with `withVectors` its text and vector. */
 export interface PassageHit extends LineHit {
   last_number: number;
+  /** The key its vector is stored under (passages of the same text share it); null without one. */
+  vector_key?: string | null;
   text?: string;
   vector?: Float32Array;
 }
@@ -347,7 +351,13 @@ export interface SearchIndex {
   /** Passages and clips still without a vector, and how many have one. */
   vectorBacklog(): Promise<VectorBacklog>;
 
-  keywordLines(query: KeywordQuery, filter: SearchFilter, limit: number): Promise<LineHit[]>;
+  /** Lines by BM25; `withTerms` adds each hit's indexed words (`terms`). */
+  keywordLines(
+    query: KeywordQuery,
+    filter: SearchFilter,
+    limit: number,
+    options?: { withTerms?: boolean },
+  ): Promise<LineHit[]>;
   /** Passages by dot product with `vector`; `withVectors` adds each hit's text and vector. */
   vectorPassages(
     vector: Float32Array,

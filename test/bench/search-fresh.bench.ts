@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { generateCorpus } from '../../ingest/corpus/generate.ts';
 import { fetchModel } from '../../projections/embeddings/model-fetch.ts';
 import { TEST_MODELS_DIR } from '../support/search.ts';
@@ -23,7 +24,9 @@ import type { Bench, BenchResult } from './bench.ts';
  * segments. The bench then asks every 250 ms for that episode by a word of it
  * (`keyword_search`, `episode_id`) and by the meaning of one of its lines (`semantic_search`,
  * `episode_id`) and reports when each first answers with a hit, and how much of the backfill was
- * still waiting for vectors at that moment (it has to be, for the figure to mean anything).
+ * still waiting for vectors at that moment (it has to be, for the figure to mean anything). Each
+ * time is reported on its own: a hit that has not come within EARSHOT_BENCH_FRESH_WAIT_S (default
+ * 600 s) after the post is reported as missing (NaN, the wait in its note).
  */
 const POLL_MS = 250;
 
@@ -78,6 +81,7 @@ export const searchFreshBench: Bench = {
   async run(progress) {
     const podcasts = Number(process.env['EARSHOT_BENCH_FRESH_PODCASTS'] ?? 20);
     const episodes = Number(process.env['EARSHOT_BENCH_FRESH_EPISODES'] ?? 10);
+    const waitSeconds = Number(process.env['EARSHOT_BENCH_FRESH_WAIT_S'] ?? 600);
     const tmp = tempDir('earshot-bench-fresh-');
     const results: BenchResult[] = [];
     let corpusDir = process.env['EARSHOT_BENCH_FRESH_CORPUS'];
@@ -182,50 +186,72 @@ export const searchFreshBench: Bench = {
         body: JSON.stringify({ records: fresh.records }),
       });
       if (res.status !== 202) throw new Error(`ingest: HTTP ${res.status} ${await res.text()}`);
-      let keywordSeconds: number | undefined;
-      let semanticSeconds: number | undefined;
-      let atHit: Backlog | undefined;
       const kw = `keyword_search=${encodeURIComponent(fresh.word)}&episode_id=${fresh.id}`;
       const sem = `semantic_search=${encodeURIComponent(fresh.text.slice(0, 400))}&episode_id=${fresh.id}`;
-      await waitFor(
-        async () => {
-          const s = (performance.now() - t0) / 1000;
-          if (keywordSeconds === undefined && (await search(kw))) keywordSeconds = s;
-          if (semanticSeconds === undefined && (await search(sem))) {
-            semanticSeconds = s;
-            atHit = (await readyz())?.search?.vector_backlog;
-          }
-          return keywordSeconds !== undefined && semanticSeconds !== undefined;
-        },
-        { timeoutMs: 1_800_000, stepMs: POLL_MS, what: `hits for ${fresh.id}` },
-      );
-      progress(
-        `keyword after ${keywordSeconds!.toFixed(1)} s, semantic after ${semanticSeconds!.toFixed(1)} s; ${atHit?.passages ?? 0} backfill passages still waiting`,
-      );
+      // Each hit is reported when it comes; one that does not come within the wait is reported as
+      // missing (NaN, with the wait in its note) instead of failing the run, so a slow semantic hit
+      // still leaves the keyword figure.
+      const seconds = () => (performance.now() - t0) / 1000;
+      let keywordSeconds: number | undefined;
+      let keywordBacklog: Backlog | undefined;
+      let semanticSeconds: number | undefined;
+      let atHit: Backlog | undefined;
+      const deadline = t0 + waitSeconds * 1000;
+      while (performance.now() < deadline) {
+        if (keywordSeconds === undefined && (await search(kw))) {
+          keywordSeconds = seconds();
+          keywordBacklog = (await readyz())?.search?.vector_backlog;
+          progress(
+            `keyword hit after ${keywordSeconds.toFixed(1)} s (${keywordBacklog?.passages ?? '?'} passages waiting for vectors)`,
+          );
+        }
+        if (semanticSeconds === undefined && (await search(sem))) {
+          semanticSeconds = seconds();
+          atHit = (await readyz())?.search?.vector_backlog;
+          progress(
+            `semantic hit after ${semanticSeconds.toFixed(1)} s (${atHit?.passages ?? '?'} backfill passages still waiting)`,
+          );
+        }
+        if (keywordSeconds !== undefined && semanticSeconds !== undefined) break;
+        await sleep(POLL_MS);
+      }
+      const lastBacklog = atHit ?? (await readyz())?.search?.vector_backlog;
+      for (const [what, s] of [
+        ['keyword', keywordSeconds],
+        ['semantic', semanticSeconds],
+      ] as const) {
+        if (s === undefined) progress(`no ${what} hit within ${waitSeconds} s`);
+      }
       const bench = 'search-fresh';
-      const conditions = `backfill ${manifest.transcript_lines.toLocaleString('en')} lines (${atPost.total.toLocaleString('en')} passages and clips; ${atPost.passages.toLocaleString('en')} passages waiting at the post, ${(atHit?.passages ?? 0).toLocaleString('en')} at the semantic hit); text indexed ${Math.round(indexSeconds)} s after the load began; load average ${os.loadavg()[0]!.toFixed(1)}`;
+      const missing = (s: number | undefined) =>
+        s === undefined ? `; no hit within the ${waitSeconds} s wait` : '';
+      const conditions = `backfill ${manifest.transcript_lines.toLocaleString('en')} lines (${atPost.total.toLocaleString('en')} passages and clips; ${atPost.passages.toLocaleString('en')} passages waiting at the post); text indexed ${Math.round(indexSeconds)} s after the load began; load average ${os.loadavg()[0]!.toFixed(1)}`;
+      const round = (s: number | undefined) => (s === undefined ? Number.NaN : Math.round(s * 10) / 10);
       results.push(
         {
           bench,
-          metric: 'POST /v1/ingest/batches → first keyword hit',
-          value: Math.round(keywordSeconds! * 10) / 10,
+          metric: 'POST /v1/ingest/batches → first keyword hit, during a backfill',
+          value: round(keywordSeconds),
           unit: 's',
-          note: conditions,
+          note: `${conditions}; ${(keywordBacklog?.passages ?? 0).toLocaleString('en')} passages waiting at the hit${missing(keywordSeconds)}`,
         },
         {
           bench,
           metric: 'POST /v1/ingest/batches → first semantic hit, during a backfill',
-          value: Math.round(semanticSeconds! * 10) / 10,
+          value: round(semanticSeconds),
           unit: 's',
           target: { op: '<=', value: 60 },
-          note: conditions,
+          note: `${conditions}${missing(semanticSeconds)}`,
         },
         {
           bench,
-          metric: 'backfill passages still waiting at the semantic hit',
-          value: atHit?.passages ?? 0,
+          metric:
+            semanticSeconds === undefined
+              ? 'backfill passages still waiting at the end of the wait'
+              : 'backfill passages still waiting at the semantic hit',
+          value: lastBacklog?.passages ?? Number.NaN,
           unit: 'passages',
-          note: 'must be > 0: the episode went ahead of the backlog',
+          note: 'must be > 0 at the hit: the episode went ahead of the backlog',
         },
       );
       return results;

@@ -721,6 +721,41 @@ export function searchIndexContract(adapter: string, setup: () => Promise<Search
       expect(passages.every((p) => stored.has(p.vector_key!))).toBe(true);
     });
 
+    it('counts the vector backlog before or after a replacement, never halfway through it', async () => {
+      // Episodes with every passage and clip embedded, replayed as they are (a rebuild): the
+      // backlog is the same before and after, and a count taken while the batch is written must
+      // read it too — not the vectors gone (deleted first) or the rows gone (total falling).
+      const eps = ['quartz', 'rivet', 'saffron', 'tundra', 'umber', 'vellum'].map((w, e) =>
+        episode(`ep_r${e}`, {
+          podcast: 'pod_4',
+          day: 30 + e,
+          segments: [
+            {
+              type: 'TOPIC_DISCUSSION',
+              lines: [1, 2, 3, 4, 5].map((n) => ({ text: `Count ${w} ${n}.`, v: 'other' as const })),
+            },
+          ],
+          clips: [
+            { id: `clip_r${e}`, type: 'HIGHLIGHT', engagement: 0.5, segment: 1, lines: [1, 2], v: 'other' },
+          ],
+        }),
+      );
+      await index.replaceEpisodes(eps);
+      await index.refresh();
+      const before = await index.vectorBacklog();
+      expect(before.total).toBeGreaterThanOrEqual(36);
+
+      const readings: Awaited<ReturnType<SearchIndex['vectorBacklog']>>[] = [];
+      let done = false;
+      const replay = index.replaceEpisodes(eps).finally(() => {
+        done = true;
+      });
+      while (!done) readings.push(await index.vectorBacklog());
+      await replay;
+      readings.push(await index.vectorBacklog());
+      expect(readings.filter((r) => JSON.stringify(r) !== JSON.stringify(before))).toEqual([]);
+    });
+
     it('analyses Devanagari, Arabic, Chinese and Japanese, and accented Latin text as its queries', async () => {
       const lines = [
         'किसान आंदोलन जारी है, सरकार से बातचीत होगी।',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { passageLines, windowsOf } from '../../api/search/dialogue-search.ts';
+import { passageLines, repeatsLast, windowsOf } from '../../api/search/dialogue-search.ts';
 import { refreshWait } from '../../projections/search/lancedb/lancedb-search-index.ts';
 import { matchName } from '../../projections/search/name-match.ts';
 import {
@@ -11,7 +11,7 @@ import {
 } from '../../projections/search/passages.ts';
 import { reciprocalRankFusion } from '../../projections/search/rrf.ts';
 import type { PassageHit, SegmentDoc } from '../../projections/search/search-index.ts';
-import { analyze, parseKeywordQuery } from '../../projections/search/text-analysis.ts';
+import { analyze, parseKeywordQuery, queryCoverage } from '../../projections/search/text-analysis.ts';
 import { feedbackQuery } from '../../projections/search/vectors.ts';
 
 describe('keyword query parsing', () => {
@@ -47,6 +47,37 @@ describe('reciprocal rank fusion', () => {
     expect(fused[0]!.score).toBeCloseTo(1 / 61 + 1 / 63, 10);
     expect(fused[0]!.ranks).toEqual([1, 3]);
     expect(fused[2]!.ranks).toEqual([2, undefined]);
+  });
+
+  it('scales each item by its weight in its list', () => {
+    // b holds a fifth of the query: its first place counts a fifth, below d's second place.
+    const weight = (x: string, list: number) => (list === 0 && x === 'b' ? 0.2 : 1);
+    const fused = reciprocalRankFusion(
+      [
+        ['b', 'a'],
+        ['c', 'd'],
+      ],
+      (x) => x,
+      60,
+      undefined,
+      weight,
+    );
+    expect(fused.map((f) => f.item)).toEqual(['c', 'a', 'd', 'b']);
+    expect(fused.at(-1)!.score).toBeCloseTo(0.2 / 61, 10);
+  });
+});
+
+describe('hybrid keyword weights', () => {
+  it('is the share of the query’s distinct words, free or quoted, that a line holds', () => {
+    const q = parseKeywordQuery('athlete moving to a new team');
+    expect(queryCoverage(q, 'the new head coach wants to play a high press')).toBeCloseTo(3 / 6, 10);
+    expect(queryCoverage(q, 'our star athlete is moving to a new team')).toBe(1);
+    expect(queryCoverage(parseKeywordQuery('"quarter point" hike'), 'a quarter point hike')).toBe(1);
+    expect(queryCoverage(parseKeywordQuery('"quarter point" hike'), 'a quarter point')).toBeCloseTo(
+      2 / 3,
+      10,
+    );
+    expect(queryCoverage(q, '')).toBe(0);
   });
 });
 
@@ -164,6 +195,33 @@ describe('passages', () => {
     ]);
     // A score is the best cosine of a passage showing the line.
     expect(passageLines([hit(1, 3, 0.7), hit(9, 9, 0.5)]).map((l) => l.score)).toEqual([0.5, 0.7, 0.7, 0.7]);
+  });
+
+  it('ranks the repeats of a passage text after every distinct one', () => {
+    const hit = (n: number, key: string | null): PassageHit => ({
+      id: `e${n}:1:0`,
+      segment_id: `s${n}`,
+      episode_id: `e${n}`,
+      number: 1,
+      last_number: 1,
+      published_at: 0,
+      score: 1 - n / 10,
+      vector_key: key,
+    });
+    const order = (hits: PassageHit[]) => repeatsLast(hits).map((h) => h.episode_id);
+    // The same line in three episodes: its first showing keeps its place, the copies follow the
+    // distinct passages in their order.
+    expect(
+      order([
+        hit(1, 'k:heating'),
+        hit(2, 'k:heating'),
+        hit(3, 'k:heat'),
+        hit(4, 'k:heating'),
+        hit(5, 'k:grid'),
+      ]),
+    ).toEqual(['e1', 'e3', 'e5', 'e2', 'e4']);
+    // Passages without a key are never taken for repeats.
+    expect(order([hit(1, null), hit(2, null), hit(3, 'k:a')])).toEqual(['e1', 'e2', 'e3']);
   });
 
   it('keys a passage by its text and the recipe', () => {

@@ -134,15 +134,23 @@ export class LanceDbReads {
     return vectorBacklog(passages, passageVectors, clips, clipVectors);
   }
 
-  async keywordLines(query: KeywordQuery, filter: SearchFilter, limit: number): Promise<LineHit[]> {
+  async keywordLines(
+    query: KeywordQuery,
+    filter: SearchFilter,
+    limit: number,
+    options: { withTerms?: boolean } = {},
+  ): Promise<LineHit[]> {
     let q = this.table('lines').query().fullTextSearch(keywordFts(query, 'text'));
     const where = filterSql('lines', filter);
     if (where) q = q.where(where);
-    const rows = await q
-      .select(['id', 'segment_id', 'episode_id', 'number', 'published_at', '_score'])
-      .limit(limit)
-      .toArray();
-    return rows.map((r) => lineHit(r, r._score));
+    const columns = ['id', 'segment_id', 'episode_id', 'number', 'published_at', '_score'];
+    if (options.withTerms) columns.push('text');
+    const rows = await q.select(columns).limit(limit).toArray();
+    return rows.map((r) => {
+      const hit = lineHit(r, r._score);
+      if (options.withTerms) hit.terms = r.text as string;
+      return hit;
+    });
   }
 
   async vectorPassages(
@@ -154,12 +162,25 @@ export class LanceDbReads {
     let q = this.nearest('passage_vectors', vector, limit);
     const where = filterSql('passages', filter);
     if (where) q = q.where(where);
-    const columns = ['id', 'segment_id', 'episode_id', 'number', 'last_number', 'published_at', '_distance'];
+    const columns = [
+      'id',
+      'segment_id',
+      'episode_id',
+      'number',
+      'last_number',
+      'published_at',
+      'vector_key',
+      '_distance',
+    ];
     if (options.withVectors) columns.push('text', 'vector');
     const rows = await q.select(columns).limit(limit).toArray();
     return rows.map((r) => {
       // LanceDB's dot distance is 1 − a·b.
-      const hit: PassageHit = { ...lineHit(r, 1 - r._distance), last_number: r.last_number };
+      const hit: PassageHit = {
+        ...lineHit(r, 1 - r._distance),
+        last_number: r.last_number,
+        vector_key: r.vector_key ?? null,
+      };
       if (options.withVectors) {
         hit.text = r.text;
         hit.vector = Float32Array.from(r.vector.toArray() as Float32Array);

@@ -19,6 +19,7 @@ import type {
   PassageDoc,
   SearchIndex,
   SearchIndexOptions,
+  VectorBacklog,
   VectorKind,
   VectorSource,
   VectorUpdate,
@@ -360,6 +361,11 @@ export class OpenSearchSearchIndex extends SearchAdapter implements SearchIndex 
       })),
     });
     this.unrefreshed = true;
+  }
+
+  protected override async vectorBacklogNow(): Promise<VectorBacklog> {
+    await this.refreshIfNeeded();
+    return this.reads.vectorBacklog();
   }
 
   override async storedVectors(episodeIds: string[]): Promise<Map<string, Float32Array>> {

@@ -153,14 +153,24 @@ export class OpenSearchReads {
     return vectorBacklog(passages, passageVectors, clips, clipVectors);
   }
 
-  async keywordLines(query: KeywordQuery, filter: SearchFilter, limit: number): Promise<LineHit[]> {
+  async keywordLines(
+    query: KeywordQuery,
+    filter: SearchFilter,
+    limit: number,
+    options: { withTerms?: boolean } = {},
+  ): Promise<LineHit[]> {
+    const source = ['id', 'segment_id', 'episode_id', 'number', 'published_at'];
+    if (options.withTerms) source.push('text');
     const hits = await this.search('lines', {
       size: limit,
       track_total_hits: false,
-      _source: ['id', 'segment_id', 'episode_id', 'number', 'published_at'],
+      _source: source,
       query: keywordQuery(query, filterClauses('lines', filter)),
     });
-    return hits.map((h: Json) => ({ ...h._source, score: h._score }));
+    return hits.map((h: Json) => {
+      const { text, ...rest } = h._source;
+      return { ...rest, score: h._score, ...(options.withTerms ? { terms: text } : {}) };
+    });
   }
 
   async vectorPassages(
@@ -169,7 +179,7 @@ export class OpenSearchReads {
     limit: number,
     options: { withVectors?: boolean } = {},
   ): Promise<PassageHit[]> {
-    const source = ['id', 'segment_id', 'episode_id', 'number', 'last_number', 'published_at'];
+    const source = ['id', 'segment_id', 'episode_id', 'number', 'last_number', 'published_at', 'vector_key'];
     if (options.withVectors) source.push('text', 'vector');
     const hits = await this.search('passage_vectors', {
       size: limit,
@@ -179,7 +189,7 @@ export class OpenSearchReads {
     });
     return hits.map((h: Json) => {
       const { text, vector: v, ...rest } = h._source;
-      const hit: PassageHit = { ...rest, score: innerProduct(h._score) };
+      const hit: PassageHit = { vector_key: null, ...rest, score: innerProduct(h._score) };
       if (options.withVectors) {
         hit.text = text;
         hit.vector = Float32Array.from(v);
