@@ -122,16 +122,26 @@ export class PlacementQueries {
     page: { offset: number; limit: number },
   ): Promise<SponsorDirectoryRow[]> {
     const params: QueryParams = { offset: page.offset, limit: page.limit };
+    const order =
+      f.sort === 'reach'
+        ? 'podcast_reach DESC, ad_count DESC, sponsor_key ASC'
+        : 'ad_count DESC, podcast_reach DESC, sponsor_key ASC';
+    if (f.q === undefined && f.lo === undefined && f.hi === undefined) {
+      // Every sponsor over all time: one row each, recomputed at projection (rollups.ts).
+      const rows = await this.store.query<SponsorDirectoryRow>(
+        `SELECT sponsor_key, sponsor_name, company_id, ad_count, episode_reach, podcast_reach,
+           toUnixTimestamp64Milli(first_seen) AS first_seen_ms, toUnixTimestamp64Milli(last_seen) AS last_seen_ms
+         FROM sponsor_totals FINAL ORDER BY ${order} LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
+        params,
+      );
+      return rows.map(directoryRow);
+    }
     const where = [...this.where(params, { lo: f.lo, hi: f.hi }), 'is_network_promo = 0'];
     if (f.q !== undefined) {
       params.q = f.q;
       // `ad_reads.` names the column: the SELECT aliases `sponsor_name` to an aggregate
       where.push('positionCaseInsensitiveUTF8(ad_reads.sponsor_name, {q:String}) > 0');
     }
-    const order =
-      f.sort === 'reach'
-        ? 'podcast_reach DESC, ad_count DESC, sponsor_key ASC'
-        : 'ad_count DESC, podcast_reach DESC, sponsor_key ASC';
     const rows = await this.store.query<SponsorDirectoryRow>(
       `SELECT toString(sponsor_key) AS sponsor_key, toString(any(sponsor_name)) AS sponsor_name,
          toString(any(company_id)) AS company_id, count() AS ad_count, uniqExact(episode_id) AS episode_reach,
