@@ -268,7 +268,14 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         analytics: platform.analytics,
         archive: { store: platform.archive, feed: platform.liveFeed },
         ...(batchIngest && ingestState
-          ? { ingest: { batches: batchIngest, state: ingestState, tokens: ingestTokens } }
+          ? {
+              ingest: {
+                batches: batchIngest,
+                state: ingestState,
+                tokens: ingestTokens,
+                slugHolders: (type, slugs) => platform.catalog.slugHolders(type, slugs),
+              },
+            }
           : {}),
         facilitator: createFacilitator(config),
         search: {
