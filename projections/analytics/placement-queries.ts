@@ -93,7 +93,8 @@ export class PlacementQueries {
    * `ad_reads` is sorted by publication time, so a page looks back from its upper bound in
    * widening spans (7, 56, 448 days, then without bound) and stops at the first span holding a
    * whole page: every row outside a span is older than every row in it, so the page is the same,
-   * and the newest pages read a small range of the table instead of all of it.
+   * and the newest pages read a small range of the table instead of all of it. Filtered lists
+   * (company, podcast, publisher, read type) read the whole range at once, as before.
    */
   async placements(f: PlacementFilter, limit: number, after?: PlacementPosition): Promise<PlacementRow[]> {
     const params: QueryParams = { limit };
@@ -102,15 +103,21 @@ export class PlacementQueries {
       Object.assign(params, { a_ms: after.published_ms, a_ep: after.episode_id, a_id: after.id });
       where.push(`(published_at, episode_id, id) < (${instant('a_ms')}, {a_ep:String}, {a_id:String})`);
     }
+    // Filtered lists are sparse in time (a company's ads): one read of the whole range serves them.
+    const sparse =
+      f.companyId !== undefined ||
+      f.podcastId !== undefined ||
+      f.publisherId !== undefined ||
+      f.readType !== undefined;
     let top = after?.published_ms ?? f.hi;
-    if (top === undefined) {
+    if (top === undefined && !sparse) {
       const [row] = await this.store.query<{ ms: number }>(
         'SELECT toUnixTimestamp64Milli(max(published_at)) AS ms FROM ad_reads',
       );
       top = Number(row?.ms ?? 0);
     }
-    for (const days of [7, 56, 448, undefined]) {
-      const from = days === undefined ? undefined : top - days * 86_400_000;
+    for (const days of sparse ? [undefined] : [7, 56, 448, undefined]) {
+      const from = days === undefined || top === undefined ? undefined : top - days * 86_400_000;
       const bounded = from !== undefined && (f.lo === undefined || from > f.lo);
       const span = bounded ? [...where, `published_at >= ${instant('span_lo')}`] : where;
       const rows = await this.store.query<PlacementRow>(
