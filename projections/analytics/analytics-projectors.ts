@@ -27,6 +27,7 @@ import {
   speakersSet,
   transcriptSet,
 } from './episode-sets.ts';
+import { Rollups } from './rollups.ts';
 import {
   biasRow,
   chartRow,
@@ -207,6 +208,47 @@ function maybeCompact(store: AnalyticsStore, sets: number, batchItems: number): 
     });
 }
 
+const rollups = new WeakMap<AnalyticsStore, Rollups>();
+
+/** One Rollups per store: its recomputes run one at a time across the projectors of a process. */
+function rollupsOf(store: AnalyticsStore): Rollups {
+  let r = rollups.get(store);
+  if (!r) {
+    r = new Rollups(store);
+    rollups.set(store, r);
+  }
+  return r;
+}
+
+/**
+ * Recomputes the rollups a batch touched (rollups.ts): from every set and episode the batch
+ * carries, whether or not the writer found it new, so a batch replayed after a crash completes
+ * what the first attempt left undone.
+ */
+async function updateRollups(
+  r: Rollups,
+  plain: Map<TableName, Row[]>,
+  sets: EpisodeSet[],
+  completedAds: number,
+): Promise<void> {
+  const catalogEpisodes = (plain.get('episodes') ?? []).map((row) => row[0] as string);
+  const topicEpisodes = [...catalogEpisodes];
+  const speakerEpisodes: string[] = [];
+  const persons: string[] = [];
+  let ads = completedAds > 0;
+  for (const set of sets) {
+    if (set.kind === 'mentions' || set.kind === 'segments') topicEpisodes.push(set.episodeId);
+    else if (set.kind === 'speakers') {
+      speakerEpisodes.push(set.episodeId);
+      persons.push(...(set.persons ?? []));
+    } else if (set.kind === 'ad_reads') ads = true;
+  }
+  await r.episodes(catalogEpisodes);
+  await r.topics(topicEpisodes);
+  await r.guests(speakerEpisodes, persons);
+  if (ads) await r.sponsors();
+}
+
 /** The sink every analytics projector uses: plain rows per table, sets through the writer. */
 export function analyticsSink(
   store: AnalyticsStore,
@@ -234,7 +276,8 @@ export function analyticsSink(
       const episodeIds = new Set<string>();
       for (const row of plain.get('episodes') ?? []) episodeIds.add(row[0] as string);
       for (const set of sets) if (set.kind === 'ad_reads') episodeIds.add(set.episodeId);
-      await completeAdReads(store, [...episodeIds]);
+      const completed = await completeAdReads(store, [...episodeIds]);
+      await updateRollups(rollupsOf(store), plain, sets, completed);
       if (sets.length > 0 && options.compact !== false) maybeCompact(store, sets.length, items.length);
     },
   };

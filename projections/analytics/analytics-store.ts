@@ -141,7 +141,17 @@ export async function migrateAnalytics(
  * active part that overlaps the read; after a bulk load (a backfill, a rebuild, the benchmark) the
  * engine's own merges leave several overlapping parts and each read pays for merging them.
  */
-export const COMPACTED_TABLES = ['entity_episodes', 'mention_lines', 'ad_reads', 'episode_speakers'] as const;
+export const COMPACTED_TABLES = [
+  'entity_episodes',
+  'mention_lines',
+  'ad_reads',
+  'episode_speakers',
+  'episode_dates',
+  'topic_episodes',
+  'podcast_guest_appearances',
+  'guest_totals',
+  'sponsor_totals',
+] as const;
 
 /**
  * Merges each table that has more than `minParts` active parts into one (`OPTIMIZE … FINAL`),

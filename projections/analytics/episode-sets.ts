@@ -22,6 +22,8 @@ export interface EpisodeSet {
   version: number;
   /** Each table's rows, already encoded (see `encodeRows`). */
   tables: Partial<Record<TableName, EncodedRows>>;
+  /** Speaker sets: the guests' person ids (the guest totals to recompute, rollups.ts). */
+  persons?: string[];
 }
 
 function encodeTables(tables: Partial<Record<TableName, Row[]>>): Partial<Record<TableName, EncodedRows>> {
@@ -62,13 +64,45 @@ export function transcriptSet(t: Transcript, version: number): EpisodeSet {
   };
 }
 
+/** Whether a speaker counts as a guest: a catalog person in any role but host. */
+const isGuest = (sp: SpeakersIdentified['speakers'][number]) => !!sp.person_id && sp.role !== 'HOST';
+
 export function speakersSet(s: SpeakersIdentified): EpisodeSet {
   const v = ROW_VERSION(s.identified_at);
+  const guests = s.speakers.filter(isGuest);
   return {
     kind: 'speakers',
     episodeId: s.episode_id,
     version: s.identified_at,
+    persons: [...new Set(guests.map((sp) => sp.person_id!))],
     tables: encodeTables({
+      // guest_appearances: person_id, episode_id, label, podcast_id, published_at, role, line_count, capacity, in_field, version, is_deleted
+      guest_appearances: guests.map((sp) => [
+        sp.person_id,
+        s.episode_id,
+        sp.label,
+        s.podcast_id,
+        s.published_at,
+        sp.role,
+        sp.line_count,
+        sp.capacity ?? '',
+        bit(sp.in_field),
+        v,
+        0,
+      ]),
+      podcast_guest_appearances: guests.map((sp) => [
+        s.podcast_id,
+        sp.person_id,
+        s.episode_id,
+        sp.label,
+        s.published_at,
+        sp.role,
+        sp.line_count,
+        sp.capacity ?? '',
+        bit(sp.in_field),
+        v,
+        0,
+      ]),
       episode_speakers: s.speakers.map((sp) => [
         s.episode_id,
         sp.label,
@@ -266,6 +300,16 @@ export function mentionsSet(m: MentionsDetected): EpisodeSet {
   for (const id of summaries.keys()) if (!perEntity.has(id)) entityRow(id, { lines: 0, adLines: 0 });
   const entityCount = entityJson.length;
   entityJson.push('');
+  // episode_mention_lines: episode_id, entity_ids, line_numbers (outside ad reads), version, is_deleted
+  const pairEntities: string[] = [];
+  const pairLines: string[] = [];
+  for (let i = 0; i < lineEntity.length; i++) {
+    if (lineInAd[i] !== 0) continue;
+    pairEntities.push(q(lineEntity[i]!));
+    pairLines.push(String(lineNumber[i]));
+  }
+  const episodeLines =
+    pairLines.length > 0 ? `[${episode},[${pairEntities.join(',')}],[${pairLines.join(',')}],${v},0]\n` : '';
   return {
     kind: 'mentions',
     episodeId: m.episode_id,
@@ -273,6 +317,7 @@ export function mentionsSet(m: MentionsDetected): EpisodeSet {
     tables: {
       mention_lines: { count: lineEntity.length, json: lineEntity.length > 0 ? lineJson.join('\n') : '' },
       entity_episodes: { count: entityCount, json: entityCount > 0 ? entityJson.join('\n') : '' },
+      episode_mention_lines: { count: episodeLines ? 1 : 0, json: episodeLines },
     },
   };
 }

@@ -6,7 +6,8 @@ import { bucketSql, type Interval, type Window } from './time-buckets.ts';
 /**
  * Guests — people identified as a speaker in any role but host — and episodes published over
  * time. Both read what the speaker step and the catalog projected (`episode_speakers`,
- * `episodes`, `entity_episodes`).
+ * `episode_dates`, `entity_episodes`); all-time guests read their rollup (`guest_totals`), one
+ * podcast's guests its range of `podcast_guest_appearances` (rollups.ts).
  */
 export interface GuestRow {
   person_id: string;
@@ -42,6 +43,17 @@ export interface EpisodeTimeseriesFilter {
   entityId?: ScopeId;
 }
 
+function guestRow(r: GuestRow): GuestRow {
+  return {
+    ...r,
+    appearances: Number(r.appearances),
+    podcast_count: Number(r.podcast_count),
+    line_count: Number(r.line_count),
+    last_appearance_ms: Number(r.last_appearance_ms),
+    first_appearance_ms: Number(r.first_appearance_ms),
+  };
+}
+
 export class GuestQueries {
   private readonly sources: MentionSources;
 
@@ -56,9 +68,32 @@ export class GuestQueries {
     page: { offset: number; limit: number },
   ): Promise<GuestRow[]> {
     const params: QueryParams = { offset: page.offset, limit: page.limit };
+    const order =
+      sort === 'recent'
+        ? 'last_appearance_ms DESC, appearances DESC, person_id ASC'
+        : 'appearances DESC, last_appearance_ms DESC, person_id ASC';
+    const unfiltered =
+      f.podcastId === undefined &&
+      f.publisherId === undefined &&
+      f.lo === undefined &&
+      f.hi === undefined &&
+      (f.guest === undefined || Object.keys(f.guest).length === 0);
+    if (unfiltered) {
+      // Every guest over all time: one row per person, recomputed at projection (rollups.ts).
+      const rows = await this.store.query<GuestRow>(
+        `SELECT person_id, appearances, podcast_count, line_count,
+           toUnixTimestamp64Milli(last_appearance) AS last_appearance_ms,
+           toUnixTimestamp64Milli(first_appearance) AS first_appearance_ms,
+           capacities, roles, last_episode_id
+         FROM guest_totals FINAL ORDER BY ${order} LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
+        params,
+      );
+      return rows.map(guestRow);
+    }
+    // One podcast: its range of the podcast-sorted guest rows; otherwise every speaker.
+    const table = typeof f.podcastId === 'string' ? 'podcast_guest_appearances' : 'episode_speakers';
     const where = [
-      "person_id != ''",
-      "role != 'HOST'",
+      ...(table === 'episode_speakers' ? ["person_id != ''", "role != 'HOST'"] : []),
       "published_at > toDateTime64(0, 3, 'UTC')",
       ...scopeFilters(params, { podcastId: f.podcastId, publisherId: f.publisherId }),
     ];
@@ -72,10 +107,6 @@ export class GuestQueries {
     }
     if (f.guest && Object.keys(f.guest).length > 0)
       where.push(...(await this.sources.guestConditions(f.guest, params)));
-    const order =
-      sort === 'recent'
-        ? 'last_appearance_ms DESC, appearances DESC, person_id ASC'
-        : 'appearances DESC, last_appearance_ms DESC, person_id ASC';
     const rows = await this.store.query<GuestRow>(
       `SELECT person_id, uniqExact(episode_id) AS appearances, uniqExact(podcast_id) AS podcast_count,
          sum(line_count) AS line_count,
@@ -84,18 +115,11 @@ export class GuestQueries {
          arraySort(arrayFilter(c -> c != '', groupUniqArray(toString(capacity)))) AS capacities,
          arraySort(groupUniqArray(toString(role))) AS roles,
          argMax(episode_id, (published_at, episode_id)) AS last_episode_id
-       FROM episode_speakers FINAL WHERE ${where.join(' AND ')}
+       FROM ${table} FINAL WHERE ${where.join(' AND ')}
        GROUP BY person_id ORDER BY ${order} LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
       params,
     );
-    return rows.map((r) => ({
-      ...r,
-      appearances: Number(r.appearances),
-      podcast_count: Number(r.podcast_count),
-      line_count: Number(r.line_count),
-      last_appearance_ms: Number(r.last_appearance_ms),
-      first_appearance_ms: Number(r.first_appearance_ms),
-    }));
+    return rows.map(guestRow);
   }
 
   /** Episodes published per bucket of `window`, and over the whole window. */
@@ -136,7 +160,7 @@ export class GuestQueries {
     }>(
       `SELECT ${bucketSql('published_at', interval)} AS bucket, grouping(bucket) AS total,
          uniqExact(id) AS episodes, uniqExact(podcast_id) AS podcasts
-       FROM episodes FINAL WHERE ${where.join(' AND ')}
+       FROM episode_dates FINAL WHERE ${where.join(' AND ')}
        GROUP BY GROUPING SETS ((bucket), ())`,
       params,
     );

@@ -88,7 +88,14 @@ export class PlacementQueries {
     return where;
   }
 
-  /** Ad reads newest first (publication time, then episode and read id, descending), after `after`. */
+  /**
+   * Ad reads newest first (publication time, then episode and read id, descending), after `after`.
+   * `ad_reads` is sorted by publication time, so a page looks back from its upper bound in
+   * widening spans (7, 56, 448 days, then without bound) and stops at the first span holding a
+   * whole page: every row outside a span is older than every row in it, so the page is the same,
+   * and the newest pages read a small range of the table instead of all of it. Filtered lists
+   * (company, podcast, publisher, read type) read the whole range at once, as before.
+   */
   async placements(f: PlacementFilter, limit: number, after?: PlacementPosition): Promise<PlacementRow[]> {
     const params: QueryParams = { limit };
     const where = this.where(params, f);
@@ -96,21 +103,41 @@ export class PlacementQueries {
       Object.assign(params, { a_ms: after.published_ms, a_ep: after.episode_id, a_id: after.id });
       where.push(`(published_at, episode_id, id) < (${instant('a_ms')}, {a_ep:String}, {a_id:String})`);
     }
-    const rows = await this.store.query<PlacementRow>(
-      `SELECT id, episode_id, toString(podcast_id) AS podcast_id, toUnixTimestamp64Milli(published_at) AS published_ms,
-         toString(sponsor_key) AS sponsor_key, toString(sponsor_name) AS sponsor_name, toString(company_id) AS company_id,
-         toString(read_type) AS read_type, is_network_promo, segment_id, start_seconds, end_seconds
-       FROM ad_reads FINAL WHERE ${where.join(' AND ')}
-       ORDER BY published_at DESC, episode_id DESC, id DESC LIMIT {limit:UInt32}`,
-      params,
-    );
-    return rows.map((r) => ({
-      ...r,
-      published_ms: Number(r.published_ms),
-      is_network_promo: Number(r.is_network_promo),
-      start_seconds: Number(r.start_seconds),
-      end_seconds: Number(r.end_seconds),
-    }));
+    // Filtered lists are sparse in time (a company's ads): one read of the whole range serves them.
+    const sparse =
+      f.companyId !== undefined ||
+      f.podcastId !== undefined ||
+      f.publisherId !== undefined ||
+      f.readType !== undefined;
+    let top = after?.published_ms ?? f.hi;
+    if (top === undefined && !sparse) {
+      const [row] = await this.store.query<{ ms: number }>(
+        'SELECT toUnixTimestamp64Milli(max(published_at)) AS ms FROM ad_reads',
+      );
+      top = Number(row?.ms ?? 0);
+    }
+    for (const days of sparse ? [undefined] : [7, 56, 448, undefined]) {
+      const from = days === undefined || top === undefined ? undefined : top - days * 86_400_000;
+      const bounded = from !== undefined && (f.lo === undefined || from > f.lo);
+      const span = bounded ? [...where, `published_at >= ${instant('span_lo')}`] : where;
+      const rows = await this.store.query<PlacementRow>(
+        `SELECT id, episode_id, toString(podcast_id) AS podcast_id, toUnixTimestamp64Milli(published_at) AS published_ms,
+           toString(sponsor_key) AS sponsor_key, toString(sponsor_name) AS sponsor_name, toString(company_id) AS company_id,
+           toString(read_type) AS read_type, is_network_promo, segment_id, start_seconds, end_seconds
+         FROM ad_reads FINAL WHERE ${span.join(' AND ')}
+         ORDER BY published_at DESC, episode_id DESC, id DESC LIMIT {limit:UInt32}`,
+        bounded ? { ...params, span_lo: from } : params,
+      );
+      if (bounded && rows.length < limit) continue;
+      return rows.map((r) => ({
+        ...r,
+        published_ms: Number(r.published_ms),
+        is_network_promo: Number(r.is_network_promo),
+        start_seconds: Number(r.start_seconds),
+        end_seconds: Number(r.end_seconds),
+      }));
+    }
+    return [];
   }
 
   /**
@@ -122,16 +149,26 @@ export class PlacementQueries {
     page: { offset: number; limit: number },
   ): Promise<SponsorDirectoryRow[]> {
     const params: QueryParams = { offset: page.offset, limit: page.limit };
+    const order =
+      f.sort === 'reach'
+        ? 'podcast_reach DESC, ad_count DESC, sponsor_key ASC'
+        : 'ad_count DESC, podcast_reach DESC, sponsor_key ASC';
+    if (f.q === undefined && f.lo === undefined && f.hi === undefined) {
+      // Every sponsor over all time: one row each, recomputed at projection (rollups.ts).
+      const rows = await this.store.query<SponsorDirectoryRow>(
+        `SELECT sponsor_key, sponsor_name, company_id, ad_count, episode_reach, podcast_reach,
+           toUnixTimestamp64Milli(first_seen) AS first_seen_ms, toUnixTimestamp64Milli(last_seen) AS last_seen_ms
+         FROM sponsor_totals FINAL ORDER BY ${order} LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
+        params,
+      );
+      return rows.map(directoryRow);
+    }
     const where = [...this.where(params, { lo: f.lo, hi: f.hi }), 'is_network_promo = 0'];
     if (f.q !== undefined) {
       params.q = f.q;
       // `ad_reads.` names the column: the SELECT aliases `sponsor_name` to an aggregate
       where.push('positionCaseInsensitiveUTF8(ad_reads.sponsor_name, {q:String}) > 0');
     }
-    const order =
-      f.sort === 'reach'
-        ? 'podcast_reach DESC, ad_count DESC, sponsor_key ASC'
-        : 'ad_count DESC, podcast_reach DESC, sponsor_key ASC';
     const rows = await this.store.query<SponsorDirectoryRow>(
       `SELECT toString(sponsor_key) AS sponsor_key, toString(any(sponsor_name)) AS sponsor_name,
          toString(any(company_id)) AS company_id, count() AS ad_count, uniqExact(episode_id) AS episode_reach,

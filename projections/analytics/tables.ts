@@ -24,6 +24,13 @@ export const TABLE_NAMES = [
   'chart_rows',
   'bias_evaluations',
   'rating_snapshots',
+  'episode_mention_lines',
+  'episode_dates',
+  'topic_episodes',
+  'guest_appearances',
+  'podcast_guest_appearances',
+  'guest_totals',
+  'sponsor_totals',
 ] as const;
 export type TableName = (typeof TABLE_NAMES)[number];
 
@@ -91,8 +98,8 @@ export const SORTING_KEYS = Object.fromEntries(TABLE_NAMES.map((t) => [t, shapeO
 
 /** Episode-scoped record sets and the tables each writes. */
 export const SET_TABLES = {
-  mentions: ['mention_lines', 'entity_episodes'],
-  speakers: ['episode_speakers'],
+  mentions: ['mention_lines', 'entity_episodes', 'episode_mention_lines'],
+  speakers: ['episode_speakers', 'guest_appearances', 'podcast_guest_appearances'],
   transcript: ['transcript_lines', 'transcript_words'],
   segments: ['segments', 'segment_topics'],
   clips: ['clips'],

@@ -88,13 +88,24 @@ export const catalogSurfaceBench: Bench = {
       progress(`projected in ${projectSeconds.toFixed(0)} s; compacting`);
       await compactAnalytics(store);
       await settle(store);
+      // Rows as the reads see them (FINAL): a completed ad read also leaves the deletion marker of
+      // its factless first row, so a plain count() of ad_reads counts each ad twice.
+      const tables = [
+        'mention_lines',
+        'episodes',
+        'episode_speakers',
+        'ad_reads',
+        'segment_topics',
+        'rating_snapshots',
+        'topic_episodes',
+        'guest_totals',
+        'sponsor_totals',
+      ];
       const [counts] = await store.query<Record<string, number>>(
-        `SELECT (SELECT count() FROM mention_lines) AS mention_lines, (SELECT count() FROM episodes) AS episodes,
-           (SELECT count() FROM episode_speakers) AS speakers, (SELECT count() FROM ad_reads) AS ad_reads,
-           (SELECT count() FROM segment_topics) AS segment_topics, (SELECT count() FROM rating_snapshots) AS ratings`,
+        `SELECT ${tables.map((t) => `(SELECT count() FROM ${t} FINAL) AS ${t}`).join(', ')}`,
       );
       const corpus = Object.entries(counts!)
-        .map(([k, v]) => `${Number(v).toLocaleString()} ${k.replace('_', ' ')}`)
+        .map(([k, v]) => `${Number(v).toLocaleString()} ${k.replaceAll('_', ' ')}`)
         .join(', ');
       progress(`corpus: ${corpus}; prepared in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 

@@ -6,6 +6,9 @@ import {
   compactAnalytics,
   migrateAnalytics,
 } from '../../projections/analytics/analytics-store.ts';
+import { Rollups } from '../../projections/analytics/rollups.ts';
+import { TABLES } from '../../projections/analytics/tables.ts';
+import { TopicQueries } from '../../projections/analytics/topic-queries.ts';
 import { errorKind } from '../../projections/store-errors.ts';
 
 export interface AnalyticsStoreFixture {
@@ -214,6 +217,119 @@ export function analyticsStoreContract(adapter: string, setup: () => Promise<Ana
         { id: 'b', k: [-3, 2], id2: 'a' },
       );
       expect(Number(cmp?.after)).toBe(1);
+    });
+
+    it('recomputes the rollups of the list reads, counting a replayed recompute once', async () => {
+      const id = (name: string) => `${t}-${name}`;
+      const day = Date.UTC(2026, 0, 10);
+      const v = 4 * 1000 + 1;
+      await store.insert(
+        'episodes',
+        ['id', 'slug', 'podcast_id', 'title', 'published_at', 'people', 'available_at', 'version'],
+        [
+          [id('e1'), id('e1'), id('p1'), 'one', day, '[]', day, 1],
+          [id('e2'), id('e2'), id('p2'), 'two', day + 86_400_000, '[]', day, 1],
+        ],
+      );
+      await store.insert(
+        'segment_topics',
+        ['topic', 'episode_id', 'segment_id', 'first_line', 'last_line', 'version', 'is_deleted'],
+        [
+          [id('topic'), id('e1'), 's1', 1, 10, v, 0],
+          [id('topic'), id('e1'), 's2', 20, 30, v, 0],
+          [id('topic'), id('e2'), 's1', 1, 5, v, 0],
+        ],
+      );
+      await store.insert(
+        'episode_mention_lines',
+        ['episode_id', 'entity_ids', 'line_numbers', 'version', 'is_deleted'],
+        [[id('e1'), ['a', 'b', 'a', 'c'], [2, 2, 25, 15], v, 0]],
+      );
+      await store.insert(
+        'episode_versions',
+        ['kind', 'episode_id', 'version'],
+        [
+          ['segments', id('e1'), 1000],
+          ['segments', id('e2'), 1000],
+        ],
+      );
+      const guest = (episode: string, podcast: string, at: number, lines: number) => [
+        id('person'),
+        id(episode),
+        'S1',
+        id(podcast),
+        at,
+        'GUEST',
+        lines,
+        'researcher',
+        1,
+        v,
+        0,
+      ];
+      await store.insert('guest_appearances', TABLES.guest_appearances, [
+        guest('e1', 'p1', day, 7),
+        guest('e2', 'p2', day + 86_400_000, 3),
+      ]);
+      const ad = (n: string, episode: string, podcast: string, at: number, promo = 0) => [
+        id(episode),
+        id(n),
+        id(podcast),
+        at,
+        id('sponsor'),
+        'Sponsor',
+        '',
+        'host_read',
+        promo,
+        null,
+        0,
+        30,
+        null,
+        null,
+        4 * 1000 + 2,
+        0,
+      ];
+      await store.insert('ad_reads', TABLES.ad_reads, [
+        ad('a1', 'e1', 'p1', day),
+        ad('a2', 'e1', 'p1', day),
+        ad('a3', 'e2', 'p2', day + 86_400_000),
+        ad('a4', 'e2', 'p2', day + 86_400_000, 1),
+      ]);
+      const rollups = new Rollups(store);
+      for (let i = 0; i < 2; i++) {
+        await rollups.topics([id('e1'), id('e2'), id('unknown')]);
+        await rollups.guests([id('e1'), id('e2')], [id('person')]);
+        await rollups.sponsors();
+      }
+      const topics = await new TopicQueries(store).topics(
+        { window: { start: day, end: day + 2 * 86_400_000 } },
+        id('topic'),
+      );
+      // e1: lines 2 (twice: entities a and b) and 25 in its segments, 15 between them
+      expect(topics).toEqual([
+        { topic: id('topic'), episode_count: 2, podcast_count: 2, segment_count: 3, mention_count: 3 },
+      ]);
+      const [person] = await store.query<{ appearances: number; podcast_count: number; line_count: number }>(
+        'SELECT appearances, podcast_count, line_count FROM guest_totals FINAL WHERE person_id = {p:String}',
+        { p: id('person') },
+      );
+      expect(person).toEqual({ appearances: 2, podcast_count: 2, line_count: 10 });
+      const [sponsor] = await store.query<{ ad_count: number; episode_reach: number; podcast_reach: number }>(
+        'SELECT ad_count, episode_reach, podcast_reach FROM sponsor_totals FINAL WHERE sponsor_key = {k:String}',
+        { k: id('sponsor') },
+      );
+      expect(sponsor).toEqual({ ad_count: 3, episode_reach: 2, podcast_reach: 2 });
+      // A newer speakers set without the person: the marker keeps naming them, the totals drop them.
+      await store.insert(
+        'guest_appearances',
+        ['person_id', 'episode_id', 'label', 'version', 'is_deleted'],
+        [[id('person'), id('e2'), 'S1', 4 * 2000, 1]],
+      );
+      await rollups.guests([id('e2')], []);
+      const [after] = await store.query<{ appearances: number }>(
+        'SELECT appearances FROM guest_totals FINAL WHERE person_id = {p:String}',
+        { p: id('person') },
+      );
+      expect(after).toEqual({ appearances: 1 });
     });
 
     it('answers concurrent queries', async () => {

@@ -29,7 +29,19 @@ const TABLES = [
   'ad_reads',
   'chart_rows',
   'bias_evaluations',
+  'episode_mention_lines',
+  'guest_appearances',
+  'podcast_guest_appearances',
 ];
+/** Rollups recomputed with a newer version each time: compared on their values. */
+const RECOMPUTED: Record<string, string> = {
+  episode_dates: 'published_at, id, podcast_id',
+  topic_episodes: 'topic, published_at, episode_id, podcast_id, segments, lines',
+  guest_totals:
+    'person_id, appearances, podcast_count, line_count, first_appearance, last_appearance, last_episode_id, capacities, roles',
+  sponsor_totals:
+    'sponsor_key, sponsor_name, company_id, ad_count, episode_reach, podcast_reach, first_seen, last_seen',
+};
 
 describe('analytics projection', () => {
   let bb: Backbone;
@@ -43,6 +55,12 @@ describe('analytics projection', () => {
     for (const table of TABLES) {
       const [r] = await store.query<{ rows: number; sum: string }>(
         `SELECT count() AS rows, toString(sum(cityHash64(*))) AS sum FROM ${table} FINAL`,
+      );
+      out[table] = r!;
+    }
+    for (const [table, columns] of Object.entries(RECOMPUTED)) {
+      const [r] = await store.query<{ rows: number; sum: string }>(
+        `SELECT count() AS rows, toString(sum(cityHash64(${columns}))) AS sum FROM ${table} FINAL`,
       );
       out[table] = r!;
     }
@@ -179,5 +197,130 @@ describe('analytics projection', () => {
       "SELECT count() AS n FROM ad_reads FINAL WHERE episode_id = 'ep_late'",
     );
     expect(n!.n).toBe(ads.ad_reads.length);
+  });
+
+  it('keeps every rollup equal to what its rows give, after a replaced speaker set and a republished date', async () => {
+    const { speakers } = derivedEvents(corpus);
+    // A newer identification of an episode without one of its guests.
+    const original = speakers.find((x) => x.speakers.some((sp) => sp.person_id && sp.role !== 'HOST'))!;
+    const gone = original.speakers.find((sp) => sp.person_id && sp.role !== 'HOST')!;
+    const newer = {
+      ...original,
+      identified_at: original.identified_at + 1000,
+      speakers: original.speakers.filter((sp) => sp !== gone),
+    };
+    await bb.producer.send(TOPICS.speakers, [{ key: newer.episode_id, value: newer }]);
+    // An episode with topic segments, republished a day later.
+    const withTopics = corpus.segments.find((x) => x.segments.some((g) => (g.topics ?? []).length > 0))!;
+    const episode = corpus.episodes.find((e) => e.id === withTopics.episode_id)!;
+    const moved = { ...episode, published_at: episode.published_at + 86_400_000 };
+    await bb.producer.send(TOPICS.episodes, [{ key: moved.id, value: moved }]);
+    await runUntilCaughtUp(bb, projectors());
+
+    const at = await store.query<{ ms: number }>(
+      'SELECT DISTINCT toUnixTimestamp64Milli(published_at) AS ms FROM topic_episodes FINAL WHERE episode_id = {e:String}',
+      { e: episode.id },
+    );
+    expect(at.map((r) => Number(r.ms))).toEqual([moved.published_at]);
+    // The catalog's episodes by publication time: every episode once, at its current time.
+    const dates = (table: string) =>
+      store.query<{ id: string; p: string; ms: number }>(
+        `SELECT id, podcast_id AS p, toUnixTimestamp64Milli(published_at) AS ms FROM ${table} FINAL ORDER BY id`,
+      );
+    expect(await dates('episode_dates')).toEqual(await dates('episodes'));
+
+    // Topics: segments and mention lines outside ads inside them, per (topic, episode).
+    const episodes = new Map(
+      (
+        await store.query<{ id: string; podcast_id: string; ms: number }>(
+          'SELECT id, podcast_id, toUnixTimestamp64Milli(published_at) AS ms FROM episodes FINAL',
+        )
+      ).map((e) => [e.id, e]),
+    );
+    const lines = await store.query<{ episode_id: string; line_number: number }>(
+      'SELECT episode_id, line_number FROM mention_lines FINAL WHERE in_ad = 0',
+    );
+    const segs = await store.query<{
+      topic: string;
+      episode_id: string;
+      first_line: number;
+      last_line: number;
+    }>('SELECT toString(topic) AS topic, episode_id, first_line, last_line FROM segment_topics FINAL');
+    const topics = new Map<string, string>();
+    for (const g of segs) {
+      const e = episodes.get(g.episode_id);
+      if (!e) continue;
+      const k = `${g.topic}|${g.episode_id}`;
+      const [segments, n] = (topics.get(k) ?? '0|0').split('|').map(Number) as [number, number];
+      const inside = lines.filter(
+        (l) => l.episode_id === g.episode_id && l.line_number >= g.first_line && l.line_number <= g.last_line,
+      ).length;
+      topics.set(k, `${segments + 1}|${n + inside}|${e.podcast_id}|${Number(e.ms)}`);
+    }
+    const gotTopics = await store.query<{ k: string; v: string }>(
+      `SELECT concat(toString(topic), '|', episode_id) AS k,
+         concat(toString(segments), '|', toString(lines), '|', toString(podcast_id), '|',
+           toString(toUnixTimestamp64Milli(published_at))) AS v
+       FROM topic_episodes FINAL`,
+    );
+    expect(Object.fromEntries(gotTopics.map((r) => [r.k, r.v]))).toEqual(Object.fromEntries(topics));
+
+    // Guests: appearances, podcasts and lines per person over the identified speakers.
+    const spoken = await store.query<{
+      person_id: string;
+      episode_id: string;
+      podcast_id: string;
+      line_count: number;
+    }>(
+      `SELECT person_id, episode_id, podcast_id, line_count FROM episode_speakers FINAL
+       WHERE person_id != '' AND role != 'HOST' AND published_at > toDateTime64(0, 3, 'UTC')`,
+    );
+    const guests = new Map<string, { e: Set<string>; p: Set<string>; lines: number }>();
+    for (const r of spoken) {
+      const g = guests.get(r.person_id) ?? { e: new Set(), p: new Set(), lines: 0 };
+      g.e.add(r.episode_id);
+      g.p.add(r.podcast_id);
+      g.lines += Number(r.line_count);
+      guests.set(r.person_id, g);
+    }
+    const gotGuests = await store.query<{
+      person_id: string;
+      appearances: number;
+      podcast_count: number;
+      line_count: number;
+    }>('SELECT person_id, appearances, podcast_count, line_count FROM guest_totals FINAL');
+    expect(
+      Object.fromEntries(gotGuests.map((r) => [r.person_id, [r.appearances, r.podcast_count, r.line_count]])),
+    ).toEqual(Object.fromEntries([...guests].map(([id, g]) => [id, [g.e.size, g.p.size, g.lines]])));
+    const goneNow = spoken.filter((r) => r.person_id === gone.person_id && r.episode_id === newer.episode_id);
+    expect(goneNow).toEqual([]);
+
+    // Sponsors: ads (network promos left out), episodes and podcasts per sponsor.
+    const ads = await store.query<{ k: string; episode_id: string; podcast_id: string }>(
+      `SELECT toString(sponsor_key) AS k, episode_id, toString(podcast_id) AS podcast_id FROM ad_reads FINAL
+       WHERE is_network_promo = 0 AND published_at > toDateTime64(0, 3, 'UTC')`,
+    );
+    const sponsors = new Map<string, { n: number; e: Set<string>; p: Set<string> }>();
+    for (const a of ads) {
+      const x = sponsors.get(a.k) ?? { n: 0, e: new Set(), p: new Set() };
+      x.n++;
+      x.e.add(a.episode_id);
+      x.p.add(a.podcast_id);
+      sponsors.set(a.k, x);
+    }
+    const gotSponsors = await store.query<{
+      sponsor_key: string;
+      ad_count: number;
+      episode_reach: number;
+      podcast_reach: number;
+    }>('SELECT sponsor_key, ad_count, episode_reach, podcast_reach FROM sponsor_totals FINAL');
+    expect(
+      Object.fromEntries(
+        gotSponsors.map((r) => [r.sponsor_key, [r.ad_count, r.episode_reach, r.podcast_reach]]),
+      ),
+    ).toEqual(Object.fromEntries([...sponsors].map(([k, x]) => [k, [x.n, x.e.size, x.p.size]])));
+    expect(sponsors.size).toBeGreaterThan(0);
+    expect(guests.size).toBeGreaterThan(0);
+    expect(topics.size).toBeGreaterThan(0);
   });
 });

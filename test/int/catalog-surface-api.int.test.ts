@@ -302,7 +302,7 @@ describe('catalog surface: placements, sponsors, guests, episode timeseries', ()
   });
 
   describe('guests', () => {
-    const appearances = (podcastId?: string) => {
+    const appearances = (podcastId?: string, since = Number.NEGATIVE_INFINITY) => {
       const episodes = new Map(fx.corpus.episodes.map((e) => [e.id, e]));
       const byPerson = new Map<
         string,
@@ -311,6 +311,7 @@ describe('catalog surface: placements, sponsors, guests, episode timeseries', ()
       for (const t of fx.corpus.truth.speakers) {
         const e = episodes.get(t.episode_id)!;
         if (podcastId && e.podcast_id !== podcastId) continue;
+        if (e.published_at < since) continue;
         for (const s of t.speakers) {
           if (!s.person_id || s.role === 'HOST') continue;
           const g = byPerson.get(s.person_id) ?? {
@@ -379,15 +380,51 @@ describe('catalog surface: placements, sponsors, guests, episode timeseries', ()
       const got2 = await all<{ person: { id: string } }>('/v1/guests?guest_standing=established&limit=100');
       expect(got2.map((g) => g.person.id)).toEqual(established.map((g) => g.id));
     });
+    it('sorts every guest by latest appearance, and a podcast’s guests over a window, across pages', async () => {
+      const recent = appearances().sort(
+        (a, b) => b.last - a.last || b.appearances - a.appearances || cmp(a.id, b.id),
+      );
+      const got = await all<{ person: { id: string }; appearances: number; last_appearance_at: string }>(
+        '/v1/guests?sort=recent&limit=7',
+      );
+      expect(got.map((g) => [g.person.id, g.appearances, g.last_appearance_at])).toEqual(
+        recent.map((g) => [g.id, g.appearances, iso(g.last)]),
+      );
+      // The podcast with most guests, from an episode's publication time (included) on.
+      const podcast = [...fx.corpus.podcasts].sort(
+        (a, b) => appearances(b.id).length - appearances(a.id).length,
+      )[0]!;
+      const times = fx.corpus.episodes
+        .filter((e) => e.podcast_id === podcast.id)
+        .map((e) => e.published_at)
+        .sort((a, b) => a - b);
+      const since = times[Math.floor(times.length / 2)]!;
+      const expected = appearances(podcast.id, since);
+      expect(expected.length).toBeGreaterThan(0);
+      const total = (list: ReturnType<typeof appearances>) => list.reduce((n, g) => n + g.appearances, 0);
+      expect(total(expected)).toBeLessThan(total(appearances(podcast.id)));
+      const got2 = await all<{ person: { id: string }; appearances: number; line_count: number }>(
+        `/v1/podcasts/${podcast.id}/guests?since=${iso(since)}&limit=2`,
+      );
+      expect(got2.map((g) => [g.person.id, g.appearances, g.line_count])).toEqual(
+        expected.map((g) => [g.id, g.appearances, g.lines]),
+      );
+    });
   });
 
   describe('topics', () => {
     /** Topic segments of the episodes published in [since, until), from the corpus records. */
-    const topicTruth = (since: number, until: number, podcastId?: string) => {
+    const topicTruth = (
+      since: number,
+      until: number,
+      podcastId?: string,
+      keep: (e: Fixture['corpus']['episodes'][number]) => boolean = () => true,
+    ) => {
       const episodes = new Map(
         fx.corpus.episodes
           .filter((e) => e.published_at >= since && e.published_at < until)
           .filter((e) => !podcastId || e.podcast_id === podcastId)
+          .filter(keep)
           .map((e) => [e.id, e]),
       );
       const mentionLines = new Map<string, { entity: string; line: number }[]>();
@@ -506,6 +543,70 @@ describe('catalog surface: placements, sponsors, guests, episode timeseries', ()
       const missing = await get('/v1/topics/no-such-topic');
       expect(missing.status).toBe(404);
       expect(missing.body.error_code).toBe('not_found');
+    });
+    it('counts topics exactly at the window’s edges, by language and podcast, across pages', async () => {
+      type Row = {
+        id: string;
+        episode_count: number;
+        podcast_count: number;
+        segment_count: number;
+        mention_count: number;
+      };
+      const rows = (truth: ReturnType<typeof topicTruth>) =>
+        [...truth.entries()]
+          .map(([id, t]) => [id, t.episodes.size, t.podcasts.size, t.segments, t.mentions] as const)
+          .sort((a, b) => b[1] - a[1] || b[4] - a[4] || cmp(a[0], b[0]));
+      const view = (got: Row[]) =>
+        got.map((t) => [t.id, t.episode_count, t.podcast_count, t.segment_count, t.mention_count]);
+      // `since` at an episode's publication time includes it, `until` at another's excludes it.
+      const times = [...new Set(fx.corpus.episodes.map((e) => e.published_at))].sort((a, b) => a - b);
+      const since = times[Math.floor(times.length / 4)]!;
+      const until = times[Math.floor((times.length * 3) / 4)]!;
+      const edges = topicTruth(since, until);
+      expect(edges.size).toBeGreaterThan(2);
+      expect(view(await all<Row>(`/v1/topics?since=${iso(since)}&until=${iso(until)}&limit=2`))).toEqual(
+        rows(edges),
+      );
+      const justAfter = topicTruth(since + 1, until + 1);
+      expect(
+        view(await all<Row>(`/v1/topics?since=${iso(since + 1)}&until=${iso(until + 1)}&limit=100`)),
+      ).toEqual(rows(justAfter));
+      // By language: the primary subtag of the podcast's language.
+      const langOf = new Map(fx.corpus.podcasts.map((p) => [p.id, p.language.split('-')[0]!.toLowerCase()]));
+      const counts = new Map<string, number>();
+      for (const l of langOf.values()) counts.set(l, (counts.get(l) ?? 0) + 1);
+      const lang = [...counts.entries()].sort((a, b) => a[1] - b[1] || cmp(a[0], b[0]))[0]![0];
+      const start = AS_OF - 365 * DAY;
+      const byLang = topicTruth(start, AS_OF, undefined, (e) => langOf.get(e.podcast_id) === lang);
+      expect(
+        view(await all<Row>(`/v1/topics?language=${lang}&since=${iso(start)}&until=${iso(AS_OF)}&limit=4`)),
+      ).toEqual(rows(byLang));
+      // One topic within one podcast: its counts, entities and the podcast as the only top podcast.
+      const podcast = fx.corpus.podcasts.find((p) => topicTruth(start, AS_OF, p.id).size > 0)!;
+      const one = topicTruth(start, AS_OF, podcast.id);
+      const [id, t] = [...one.entries()].sort((a, b) => b[1].mentions - a[1].mentions || cmp(a[0], b[0]))[0]!;
+      const r = await get(
+        `/v1/topics/${id}?podcast_id=${podcast.slug}&since=${iso(start)}&until=${iso(AS_OF)}`,
+      );
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body).toMatchObject({
+        episode_count: t.episodes.size,
+        segment_count: t.segments,
+        mention_count: t.mentions,
+      });
+      expect(
+        (r.body.top_podcasts as { podcast: { id: string }; episode_count: number }[]).map((p) => [
+          p.podcast.id,
+          p.episode_count,
+        ]),
+      ).toEqual([[podcast.id, t.episodes.size]]);
+      const top = [...t.byEntity.entries()].sort((a, b) => b[1] - a[1] || cmp(a[0], b[0])).slice(0, 10);
+      expect(
+        (r.body.top_entities as { entity: { id: string }; mention_count: number }[]).map((e) => [
+          e.entity.id,
+          e.mention_count,
+        ]),
+      ).toEqual(top);
     });
   });
 

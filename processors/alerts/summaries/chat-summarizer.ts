@@ -10,6 +10,11 @@ import type { SummarizedMatch } from './extractive.ts';
  * a 5xx is retried (`attempts` in all, waiting `backoffMs` × 4ⁿ between them); anything else —
  * a refusal by the guard, another 4xx, an answer without text — fails at once. The caller falls
  * back to the extractive summary on any failure.
+ *
+ * A circuit breaker keeps a failing model from holding every summary up (a hanging endpoint costs
+ * `attempts` × `timeoutMs` plus backoff per match): after `breakerFailures` summaries in a row
+ * failed, the model is skipped (`ModelSkippedError`, no request) for `breakerCooldownMs`; then one
+ * summary tries it again — a success closes the breaker, a failure opens it for another cool-down.
  */
 export interface ChatSummarizerOptions {
   /** Base URL of the server; `/v1/chat/completions` is appended (or `/chat/completions` after `/v1`). */
@@ -21,6 +26,10 @@ export interface ChatSummarizerOptions {
   timeoutMs: number;
   attempts?: number;
   backoffMs?: number;
+  /** Failed summaries in a row that open the breaker (default 3). */
+  breakerFailures?: number;
+  /** How long an open breaker skips the model (default 60 s). */
+  breakerCooldownMs?: number;
 }
 
 /**
@@ -47,6 +56,8 @@ export class ApiKey {
 }
 
 export class SummaryFailedError extends Error {
+  /** This failure opened the circuit breaker: the model is skipped for a cool-down. */
+  openedBreaker = false;
   constructor(
     message: string,
     /** Requests made before giving up. */
@@ -54,6 +65,14 @@ export class SummaryFailedError extends Error {
   ) {
     super(message);
     this.name = 'SummaryFailedError';
+  }
+}
+
+/** The breaker is open: the model was not asked. */
+export class ModelSkippedError extends SummaryFailedError {
+  constructor(readonly retryAt: number) {
+    super(`model skipped until ${new Date(retryAt).toISOString()} after repeated failures`, 0);
+    this.name = 'ModelSkippedError';
   }
 }
 
@@ -68,7 +87,13 @@ export const MAX_LLM_SUMMARY_CHARS = 1000;
 export class ChatSummarizer {
   readonly endpoint: string;
   readonly model: string | undefined;
+  /** How long an open breaker skips the model. */
+  readonly cooldownMs: number;
   readonly #options: ChatSummarizerOptions;
+  #failures = 0;
+  /** While in the future, the breaker is open; once past, one trial request is let through. */
+  #openUntil = 0;
+  #trial = false;
 
   constructor(
     private readonly http: OutboundHttp,
@@ -77,6 +102,7 @@ export class ChatSummarizer {
     const base = options.url.replace(/\/+$/, '');
     this.endpoint = base.endsWith('/v1') ? `${base}/chat/completions` : `${base}/v1/chat/completions`;
     this.model = options.model;
+    this.cooldownMs = options.breakerCooldownMs ?? 60_000;
     this.#options = options;
   }
 
@@ -103,6 +129,31 @@ export class ChatSummarizer {
   }
 
   async summarize(match: SummarizedMatch): Promise<string> {
+    if (this.#openUntil > 0) {
+      // Open: skip; past the cool-down: one trial at a time, the others still skip.
+      if (this.#openUntil > Date.now() || this.#trial) throw new ModelSkippedError(this.#openUntil);
+      this.#trial = true;
+    }
+    const trial = this.#trial;
+    try {
+      const text = await this.#request(match);
+      this.#failures = 0;
+      this.#openUntil = 0;
+      this.#trial = false;
+      return text;
+    } catch (err) {
+      this.#failures++;
+      const threshold = Math.max(1, this.#options.breakerFailures ?? 3);
+      if (trial || (this.#failures >= threshold && this.#openUntil === 0)) {
+        this.#openUntil = Date.now() + this.cooldownMs;
+        this.#trial = false;
+        if (err instanceof SummaryFailedError) err.openedBreaker = true;
+      }
+      throw err;
+    }
+  }
+
+  async #request(match: SummarizedMatch): Promise<string> {
     const attempts = Math.max(1, this.#options.attempts ?? 3);
     const backoff = this.#options.backoffMs ?? 500;
     const body = JSON.stringify(this.requestBody(match));

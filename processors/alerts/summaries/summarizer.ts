@@ -4,7 +4,7 @@ import type { AlertMatched } from '../../../schemas/generated/index.ts';
 import { TOPICS } from '../../../schemas/topics.ts';
 import { PermanentWriteError, type ProcessorDefinition } from '../../consumer-runner.ts';
 import { ok } from '../../step-result.ts';
-import type { ChatSummarizer } from './chat-summarizer.ts';
+import { type ChatSummarizer, ModelSkippedError, SummaryFailedError } from './chat-summarizer.ts';
 import { extractiveSummary } from './extractive.ts';
 
 /**
@@ -50,10 +50,16 @@ export function matchSummarizer(deps: SummarizerDeps): ProcessorDefinition<Alert
       const summary = await chat.summarize(match);
       return { match_id: match.id, summary, source: 'llm', model: chat.model ?? null };
     } catch (err) {
+      if (err instanceof ModelSkippedError) return extractive();
       logger.warn(
         { matchId: match.id, endpoint: chat.endpoint, reason: (err as Error).message },
         'chat model failed: extractive summary instead',
       );
+      if (err instanceof SummaryFailedError && err.openedBreaker)
+        logger.warn(
+          { endpoint: chat.endpoint, cooldownMs: chat.cooldownMs },
+          'chat model failing: skipped (extractive summaries) for a cool-down',
+        );
       return extractive();
     }
   }

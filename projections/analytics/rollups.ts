@@ -1,0 +1,157 @@
+import type { AnalyticsStore } from './analytics-store.ts';
+
+/**
+ * Rollups the catalog-surface list reads scan instead of raw rows (schemas/clickhouse/008_rollups.sql),
+ * recomputed at projection time from what the projectors wrote:
+ *
+ * - `episode_dates`: the catalog's episodes by publication time, for those a batch carried;
+ * - `topic_episodes`: per (topic, episode), for the episodes whose segments, mentions or catalog
+ *   record a batch carried — whichever arrives last completes the row;
+ * - `guest_totals`: per person, for the people a batch's speaker sets name and those the same
+ *   episodes named before (found through the deletion markers `guest_appearances` keeps, which
+ *   carry the person in their key);
+ * - `sponsor_totals`: every sponsor, after a batch that writes or completes ad reads.
+ *
+ * Each recompute reads the source tables as they are (FINAL), writes deletion markers over what
+ * the rollup held for its keys, then the new rows one version above: a replayed or duplicated
+ * batch recomputes the same values (nothing counts twice), and a batch replayed after a crash
+ * recomputes what the first attempt may have left undone, because the keys come from the batch,
+ * not from what the writer found new. Versions are microseconds of the clock, strictly increasing
+ * in a process; recomputes of one store run one at a time, so a later one always wins.
+ */
+export class Rollups {
+  #last = 0;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly store: AnalyticsStore) {}
+
+  /** A version above every earlier one of this process (markers take it, rows it + 1). */
+  private version(): number {
+    this.#last = Math.max(Date.now() * 1000, this.#last + 2);
+    return this.#last;
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(work, work);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Recomputes the publication-time rows of these episodes. */
+  episodes(episodeIds: readonly string[]): Promise<void> {
+    if (episodeIds.length === 0) return Promise.resolve();
+    return this.serial(async () => {
+      const ids = [...new Set(episodeIds)];
+      const v = this.version();
+      await this.store.command(
+        `INSERT INTO episode_dates (published_at, id, version, is_deleted)
+         SELECT published_at, id, {v:UInt64}, 1 FROM episode_dates FINAL WHERE id IN {ids:Array(String)}`,
+        { ids, v },
+      );
+      await this.store.command(
+        `INSERT INTO episode_dates (published_at, id, podcast_id, version, is_deleted)
+         SELECT published_at, id, podcast_id, {v:UInt64} + 1, 0 FROM episodes FINAL WHERE id IN {ids:Array(String)}`,
+        { ids, v },
+      );
+    });
+  }
+
+  /** Recomputes the topic rows of these episodes. */
+  topics(episodeIds: readonly string[]): Promise<void> {
+    if (episodeIds.length === 0) return Promise.resolve();
+    return this.serial(async () => {
+      // Only episodes with segments can have topic rows (a cheap look-up by key first: most
+      // episodes of a backfill reach the catalog and the mentions before their segments).
+      const ids = (
+        await this.store.query<{ episode_id: string }>(
+          `SELECT DISTINCT episode_id FROM episode_versions
+           WHERE kind = 'segments' AND episode_id IN {ids:Array(String)}`,
+          { ids: [...new Set(episodeIds)] },
+        )
+      ).map((r) => r.episode_id);
+      if (ids.length === 0) return;
+      const v = this.version();
+      await this.store.command(
+        `INSERT INTO topic_episodes (topic, published_at, episode_id, version, is_deleted)
+         SELECT topic, published_at, episode_id, {v:UInt64}, 1 FROM topic_episodes FINAL
+         WHERE episode_id IN {ids:Array(String)}`,
+        { ids, v },
+      );
+      // A line inside two segments on one topic counts in each, as the segments list it.
+      await this.store.command(
+        `INSERT INTO topic_episodes (topic, published_at, episode_id, podcast_id, segments, lines, version, is_deleted)
+         SELECT t.topic, e.published_at, t.episode_id, e.podcast_id, count(),
+           sum(arrayCount(l -> l >= t.first_line AND l <= t.last_line, m.line_numbers)), {v:UInt64} + 1, 0
+         FROM (SELECT topic, episode_id, first_line, last_line FROM segment_topics FINAL
+               WHERE episode_id IN {ids:Array(String)}) AS t
+         INNER JOIN (SELECT id, podcast_id, published_at FROM episodes FINAL WHERE id IN {ids:Array(String)}) AS e
+           ON e.id = t.episode_id
+         LEFT JOIN (SELECT episode_id, line_numbers FROM episode_mention_lines FINAL
+               WHERE episode_id IN {ids:Array(String)}) AS m
+           ON m.episode_id = t.episode_id
+         GROUP BY t.topic, e.published_at, t.episode_id, e.podcast_id`,
+        { ids, v },
+      );
+    });
+  }
+
+  /**
+   * Recomputes the guest totals of the people `persons` names and of every person the speaker
+   * sets of `episodeIds` named at any version.
+   */
+  guests(episodeIds: readonly string[], persons: readonly string[]): Promise<void> {
+    if (episodeIds.length === 0 && persons.length === 0) return Promise.resolve();
+    return this.serial(async () => {
+      const earlier =
+        episodeIds.length === 0
+          ? []
+          : await this.store.query<{ person_id: string }>(
+              // Without FINAL: the markers of replaced sets still name their people.
+              `SELECT DISTINCT person_id FROM guest_appearances WHERE episode_id IN {ids:Array(String)}`,
+              { ids: [...new Set(episodeIds)] },
+            );
+      const people = [...new Set([...persons, ...earlier.map((r) => r.person_id)])];
+      if (people.length === 0) return;
+      const v = this.version();
+      await this.store.insert(
+        'guest_totals',
+        ['person_id', 'version', 'is_deleted'],
+        people.map((p) => [p, v, 1]),
+      );
+      await this.store.command(
+        `INSERT INTO guest_totals (person_id, appearances, podcast_count, line_count, first_appearance,
+           last_appearance, last_episode_id, capacities, roles, version, is_deleted)
+         SELECT person_id, uniqExact(episode_id), uniqExact(podcast_id), sum(line_count), min(published_at),
+           max(published_at), argMax(episode_id, (published_at, episode_id)),
+           arraySort(arrayFilter(c -> c != '', groupUniqArray(toString(capacity)))),
+           arraySort(groupUniqArray(toString(role))), {v:UInt64} + 1, 0
+         FROM guest_appearances FINAL
+         WHERE person_id IN {people:Array(String)} AND published_at > toDateTime64(0, 3, 'UTC')
+         GROUP BY person_id`,
+        { people, v },
+      );
+    });
+  }
+
+  /** Recomputes every sponsor's all-time figures; sponsors no longer seen are marked deleted. */
+  sponsors(): Promise<void> {
+    return this.serial(async () => {
+      const v = this.version();
+      await this.store.command(
+        `INSERT INTO sponsor_totals (sponsor_key, sponsor_name, company_id, ad_count, episode_reach, podcast_reach,
+           first_seen, last_seen, version, is_deleted)
+         SELECT toString(sponsor_key), toString(any(sponsor_name)), toString(any(company_id)), count(),
+           uniqExact(episode_id), uniqExact(podcast_id), min(published_at), max(published_at), {v:UInt64} + 1, 0
+         FROM ad_reads FINAL
+         WHERE is_network_promo = 0 AND published_at > toDateTime64(0, 3, 'UTC')
+         GROUP BY sponsor_key`,
+        { v },
+      );
+      await this.store.command(
+        `INSERT INTO sponsor_totals (sponsor_key, version, is_deleted)
+         SELECT sponsor_key, {v:UInt64} + 1, 1 FROM sponsor_totals FINAL WHERE version < {v:UInt64}`,
+        { v },
+      );
+    });
+  }
+}
