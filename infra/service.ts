@@ -244,6 +244,16 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     : mcpUrlOf(config);
   let mcp: FastifyInstance | undefined;
   const ingestTokens = new IngestTokens(platform.state);
+  // What HTTP batch ingest needs, wherever it is served (the API, or an ingest instance's own app).
+  const ingestServices =
+    batchIngest && ingestState
+      ? {
+          batches: batchIngest,
+          state: ingestState,
+          tokens: ingestTokens,
+          slugHolders: platform.catalog.slugHolders.bind(platform.catalog),
+        }
+      : undefined;
   if (batchIngest && config.env.EARSHOT_INGEST_TOKEN) {
     const { record } = await ingestTokens.create({
       name: 'EARSHOT_INGEST_TOKEN',
@@ -270,9 +280,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         delivery: platform.delivery,
         analytics: platform.analytics,
         archive: { store: platform.archive, feed: platform.liveFeed },
-        ...(batchIngest && ingestState && config.roles.has('api')
-          ? { ingest: { batches: batchIngest, state: ingestState, tokens: ingestTokens } }
-          : {}),
+        ...(ingestServices && config.roles.has('api') ? { ingest: ingestServices } : {}),
         facilitator: createFacilitator(config),
         search: {
           index: platform.search.searchIndex,
@@ -308,16 +316,13 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
   }
   // An ingest instance without the api role: HTTP batch ingest (and probes) on PORT.
   let ingestApp: FastifyInstance | undefined;
-  if (batchIngest && ingestState && !config.roles.has('api')) {
+  if (ingestServices && !config.roles.has('api')) {
     const settings = apiSettings(config);
     ingestApp = await buildIngestApp({
       logger,
       readiness,
       metrics,
-      services: {
-        ingest: { batches: batchIngest, state: ingestState, tokens: ingestTokens },
-        state: platform.state,
-      },
+      services: { ingest: ingestServices, state: platform.state },
       settings: {
         docsUrl: settings.docsUrl,
         bodyLimitBytes: settings.bodyLimitBytes,

@@ -9,6 +9,7 @@ import {
 } from '../../ingest/loader/batch-ingest.ts';
 import type { IngestState } from '../../ingest/loader/ingest-state.ts';
 import { INGEST_RECORD_TYPES } from '../../ingest/loader/record-format.ts';
+import { type SlugHolders, slugClashes } from '../../ingest/loader/slug-clashes.ts';
 import { type BatchError, parseIngestLine, validateIngestBatch } from '../../ingest/loader/validate.ts';
 import { INGEST_TOKEN_PREFIX, type IngestTokens } from '../../projections/state/ingest-tokens.ts';
 import type { FieldError } from '../problem.ts';
@@ -28,6 +29,8 @@ export interface IngestServices {
   batches: Pick<BatchIngest, 'publish'>;
   /** Answers "is this episode / podcast known?" for validation. */
   state: IngestState;
+  /** Which id holds a slug in the catalog: a record may not take another id's slug. */
+  slugHolders: SlugHolders;
   tokens: IngestTokens;
 }
 
@@ -201,6 +204,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{
         summary: 'Ingest a batch of records (all or nothing)',
         description:
           'Publishes podcasts, publishers, entities, episodes, transcripts, segments, clips, ad reads, chart rows and bias evaluations as events. Body: JSON `{"records": [...]}` or NDJSON (`application/x-ndjson`, one record per line). Authenticated by an ingest token, never an API key. ' +
+          'A publisher, podcast, entity or episode whose `slug` another id holds (in the catalog or earlier in the batch) is refused like any invalid record. ' +
           'Every record (by `type:id`) is published at most once, also when a retry follows a crash of the service: records ingested before are counted in `duplicates`. ' +
           'With an `Idempotency-Key`, a retry of the same batch (within 24 h) is answered with the first complete answer (header `Idempotent-Replayed: true`); the key used for a different batch is 422 `idempotency_key_reused`; while another process is still publishing the batch, 409 `conflict` with `Retry-After`.',
         tags: ['Ingest'],
@@ -233,7 +237,12 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{
           ],
         });
       }
-      const result = validateIngestBatch(records, services.state);
+      const validated = validateIngestBatch(records, services.state);
+      const result = validated.ok
+        ? await slugClashes(validated.records, services.slugHolders).then((errors) =>
+            errors.length > 0 ? { ok: false as const, errors } : validated,
+          )
+        : validated;
       if (!result.ok) {
         const invalid = new Set(result.errors.map((e) => e.index)).size;
         throw problem(

@@ -76,6 +76,15 @@ export interface EpisodeRow {
 
 const TTL_MS = 30_000;
 
+/** The catalog kinds whose slugs are unique, and their tables. */
+export type SlugKind = 'publisher' | 'podcast' | 'entity' | 'episode';
+const SLUG_TABLES: Record<SlugKind, string> = {
+  publisher: 'catalog_publishers',
+  podcast: 'catalog_podcasts',
+  entity: 'catalog_entities',
+  episode: 'catalog_episodes',
+};
+
 /**
  * Resolves references the way the API accepts them — podcasts by slug, id or numeric directory
  * id; companies by slug, domain or id; everything else by slug or id — and reads catalog rows
@@ -98,6 +107,19 @@ export class CatalogReader {
     if (this.cache.size > 50_000) this.cache.clear();
     this.cache.set(key, { value, until: now + TTL_MS });
     return value;
+  }
+
+  /**
+   * Which id holds each of `slugs` in the catalog now (slug → id), for the kinds whose slugs are
+   * unique. Not cached: ingest asks it to refuse a record whose slug another id holds.
+   */
+  async slugHolders(kind: SlugKind, slugs: string[]): Promise<Map<string, string>> {
+    if (slugs.length === 0) return new Map();
+    const rows = await this.state.query<{ slug: string; id: string }>(
+      `SELECT slug, id FROM ${SLUG_TABLES[kind]} WHERE slug = ANY($1::text[])`,
+      [slugs],
+    );
+    return new Map(rows.map((r) => [r.slug, r.id]));
   }
 
   async publisher(ref: string): Promise<PublisherRow | undefined> {

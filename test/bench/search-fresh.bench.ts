@@ -58,7 +58,12 @@ function freshEpisode(dir: string, at: number): { id: string; records: Rec[]; te
   const segments = of('segments.ndjson');
   if (!transcript || !segments) throw new Error(`episode ${oldId} has no transcript or segments in ${dir}`);
   const fresh = rekey(episode);
-  Object.assign(fresh.data, { published_at: at, guid: `${fresh.data['guid']}-fresh-${newKey}` });
+  // A slug of its own too: the catalog dead-letters an episode whose slug another id holds.
+  Object.assign(fresh.data, {
+    published_at: at,
+    guid: `${fresh.data['guid']}-fresh-${newKey}`,
+    slug: `${fresh.data['slug']}-fresh-${newKey}`,
+  });
   const lines = (transcript.data['lines'] as { text: string }[]).map((l) => l.text);
   // The longest line is the semantic query; its longest word the keyword.
   const text = lines.reduce((a, b) => (b.length > a.length ? b : a), '');

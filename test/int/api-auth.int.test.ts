@@ -6,7 +6,7 @@ import { IngestState } from '../../ingest/loader/ingest-state.ts';
 import { type AnalyticsStore, migrateAnalytics } from '../../projections/analytics/analytics-store.ts';
 import { ChdbAnalyticsStore } from '../../projections/analytics/chdb-analytics-store.ts';
 import { IngestTokens } from '../../projections/state/ingest-tokens.ts';
-import { testApi } from '../support/api.ts';
+import { catalogSlugHolders, testApi } from '../support/api.ts';
 import { embeddedBackbone } from '../support/backbone.ts';
 import { pathVariants, rawGet, refusedOrUnrouted } from '../support/path-variants.ts';
 import { tempDir } from '../support/temp-dir.ts';
@@ -254,7 +254,7 @@ describe('failed ingest-token authentications are rate limited too', () => {
           state,
           logger: silentLogger(),
         });
-        return { batches, state, tokens };
+        return { batches, state, tokens, slugHolders: catalogSlugHolders(s) };
       },
     });
   });

@@ -5,11 +5,13 @@ import { buildIngestApp } from '../../api/ingest-app.ts';
 import { silentLogger } from '../../infra/logger.ts';
 import { BatchIngest } from '../../ingest/loader/batch-ingest.ts';
 import { IngestState } from '../../ingest/loader/ingest-state.ts';
+import { type CatalogItem, catalogProjector } from '../../projections/catalog/catalog-projector.ts';
 import { IngestTokens } from '../../projections/state/ingest-tokens.ts';
 import { migrate } from '../../projections/state/migrations.ts';
+import type { StateStore } from '../../projections/state/state-store.ts';
 import { loadExample } from '../../schemas/avro-schemas.ts';
 import { TOPICS } from '../../schemas/topics.ts';
-import { testApi } from '../support/api.ts';
+import { catalogSlugHolders, testApi } from '../support/api.ts';
 import { embeddedBackbone } from '../support/backbone.ts';
 import { memoryStateStore } from '../support/state.ts';
 import { countTopic, readTopic } from '../support/topics.ts';
@@ -23,6 +25,7 @@ describe('HTTP batch ingest', () => {
   let batches: BatchIngest;
   let api: Awaited<ReturnType<typeof testApi>>;
   let tokens: IngestTokens;
+  let catalogState: StateStore;
   let token: string;
   const auth = () => ({ authorization: `Bearer ${token}` });
   const counts = () =>
@@ -37,7 +40,8 @@ describe('HTTP batch ingest', () => {
     api = await testApi({ ingestBodyLimitBytes: 256 * 1024 }, undefined, {
       ingest: (s) => {
         tokens = new IngestTokens(s);
-        return { batches, state, tokens };
+        catalogState = s;
+        return { batches, state, tokens, slugHolders: catalogSlugHolders(s) };
       },
     });
     token = (await tokens.create({ name: 'partner feed' })).token;
@@ -197,6 +201,62 @@ describe('HTTP batch ingest', () => {
     expect(counts()).toEqual(before);
   });
 
+  it('refuses an episode or podcast whose slug another id holds, in the catalog or in the batch', async () => {
+    // Batch "s" ingested, and the catalog as its projection leaves it (its own sink writes it).
+    const records = catalogBatch('s');
+    const first = await api.app.inject({ method: 'POST', url: URL, headers: auth(), payload: { records } });
+    expect(first.statusCode).toBe(202);
+    const [publisher, podcast, episode] = records;
+    await catalogProjector(catalogState).sink.write(
+      [publisher, podcast, episode].map((r) => ({ kind: r!.type, value: r!.data }) as unknown as CatalogItem),
+    );
+    const before = counts();
+    const copy: Record<string, unknown> = { ...(episode!.data as object), id: 'ep_s2', guid: 'another-guid' };
+    const twin = json('Podcast');
+    twin.id = 'pod_t1';
+    twin.slug = 'pod-twin';
+    const twin2 = { ...twin, id: 'pod_t2' };
+    const res = await api.app.inject({
+      method: 'POST',
+      url: URL,
+      headers: auth(),
+      payload: {
+        records: [
+          { type: 'episode', data: copy },
+          { type: 'podcast', data: twin },
+          { type: 'podcast', data: twin2 },
+        ],
+      },
+    });
+    expect(res.statusCode).toBe(422);
+    const doc = res.json();
+    expect(doc.error_code).toBe('validation_error');
+    expect(doc.errors).toEqual([
+      {
+        location: 'body.records[0].data.slug',
+        message: `is held by episode ep_s; choose another slug`,
+      },
+      { location: 'body.records[2].data.slug', message: 'is held by podcast pod_t1; choose another slug' },
+    ]);
+    expect(counts()).toEqual(before);
+    expect(state.knownEpisode('ep_s2')).toBe(false);
+
+    // The holder itself, and the copy under a slug of its own, are taken.
+    const fixed = await api.app.inject({
+      method: 'POST',
+      url: URL,
+      headers: auth(),
+      payload: {
+        records: [
+          { type: 'episode', data: { ...copy, slug: `${String(copy['slug'])}-2` } },
+          { type: 'podcast', data: twin },
+        ],
+      },
+    });
+    expect(fixed.statusCode).toBe(202);
+    expect(fixed.json()).toMatchObject({ published: 2, duplicates: 0 });
+  });
+
   it('needs an ingest token: none, an API key, an unknown or a revoked token are 401', async () => {
     const payload = { records: catalogBatch('e') };
     const none = await api.app.inject({ method: 'POST', url: URL, payload });
@@ -306,6 +366,7 @@ describe('HTTP batch ingest on an ingest instance (no api role)', () => {
           batches: new BatchIngest({ producer: bb.producer, log: bb.log, state, logger: silentLogger() }),
           state,
           tokens,
+          slugHolders: catalogSlugHolders(store),
         },
         state: store,
       },

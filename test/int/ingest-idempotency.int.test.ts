@@ -13,7 +13,7 @@ import { IngestState } from '../../ingest/loader/ingest-state.ts';
 import { IngestTokens } from '../../projections/state/ingest-tokens.ts';
 import { loadExample } from '../../schemas/avro-schemas.ts';
 import { TOPICS } from '../../schemas/topics.ts';
-import { testApi } from '../support/api.ts';
+import { catalogSlugHolders, testApi } from '../support/api.ts';
 import { embeddedBackbone } from '../support/backbone.ts';
 
 /**
@@ -58,7 +58,12 @@ describe('HTTP ingest: idempotent batches', () => {
     api = await testApi({}, undefined, {
       ingest: (s) => {
         tokens = new IngestTokens(s);
-        return { batches: { publish: (r) => current.publish(r) }, state, tokens };
+        return {
+          batches: { publish: (r) => current.publish(r) },
+          state,
+          tokens,
+          slugHolders: catalogSlugHolders(s),
+        };
       },
     });
     token = (await tokens.create({ name: 'partner' })).token;

@@ -9,7 +9,7 @@ import { migrateAnalytics } from '../../projections/analytics/analytics-store.ts
 import { ChdbAnalyticsStore } from '../../projections/analytics/chdb-analytics-store.ts';
 import { LanceDbSearchIndex } from '../../projections/search/lancedb/lancedb-search-index.ts';
 import { IngestTokens } from '../../projections/state/ingest-tokens.ts';
-import { testApi } from '../support/api.ts';
+import { catalogSlugHolders, testApi } from '../support/api.ts';
 import { embeddedBackbone } from '../support/backbone.ts';
 
 /**
@@ -67,7 +67,7 @@ describe('text every store accepts, checked at the HTTP edge', () => {
             state: ingestState,
             logger: silentLogger(),
           });
-          return { batches, state: ingestState, tokens };
+          return { batches, state: ingestState, tokens, slugHolders: catalogSlugHolders(s) };
         },
       },
     );

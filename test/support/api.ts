@@ -21,6 +21,12 @@ export const TEST_SETTINGS: ApiSettings = {
   bodyLimitBytes: 1_048_576,
 };
 
+/** Slug holders read from the catalog tables of `state`, as the service wires them for ingest. */
+export function catalogSlugHolders(state: StateStore): IngestServices['slugHolders'] {
+  const catalog = new CatalogReader(state);
+  return (type, slugs) => catalog.slugHolders(type, slugs);
+}
+
 /** An API on an in-memory state store with one organization and a project per plan, each with a key. */
 export async function testApi(
   settings: Partial<ApiSettings> = {},
