@@ -16,6 +16,7 @@ import { CatalogLists } from '../projections/catalog/catalog-lists.ts';
 import type { CatalogReader } from '../projections/catalog/catalog-reader.ts';
 import type { Accounts } from '../projections/state/accounts.ts';
 import { ApiKeyUsage } from '../projections/state/api-key-usage.ts';
+import { AttemptCounters } from '../projections/state/attempt-counters.ts';
 import { Memberships } from '../projections/state/memberships.ts';
 import { OAuthGrants } from '../projections/state/oauth-grants.ts';
 import { OAuthSigningKeyRows } from '../projections/state/oauth-keys.ts';
@@ -37,6 +38,7 @@ import { type Facilitator, PaymentGate } from './payments/gate.ts';
 import { DEFAULT_NETWORK, loadPriceTable, type PriceTable } from './payments/prices.ts';
 import { type PaymentTermsSettings, paymentInfo } from './payments/terms.ts';
 import { authenticationPlugin, InProcessCalls } from './plugins/authentication.ts';
+import { Lockouts } from './plugins/lockouts.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
 import { payableRoute, paymentsPlugin } from './plugins/payments.ts';
 import { clientErrorHandler, frameworkErrors, problemsPlugin } from './plugins/problems.ts';
@@ -193,15 +195,10 @@ export interface AppDeps {
   settings: ApiSettings;
 }
 
-/**
- * The HTTP application, in layers: cross-cutting plugins (errors, text every store accepts,
- * OpenAPI, rate limits, authentication), then the routes. Everything is served by one fastify
- * instance.
- */
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const { settings, services } = deps;
-  const app = Fastify({
-    loggerInstance: deps.logger,
+/** The fastify instance every HTTP application of the service starts from (the API, HTTP ingest). */
+export function newFastify(logger: Logger, settings: Pick<ApiSettings, 'bodyLimitBytes' | 'docsUrl'>) {
+  return Fastify({
+    loggerInstance: logger,
     // One line per answered request (probes at debug).
     logController: new RequestLogController(),
     bodyLimit: settings.bodyLimitBytes,
@@ -220,6 +217,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Text parts coerced to their types, JSON bodies not; non-finite numbers refused everywhere.
     schemaController: { compilersFactory: { buildValidator: buildRequestValidator } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+}
+
+/**
+ * The HTTP application, in layers: cross-cutting plugins (errors, text every store accepts,
+ * OpenAPI, rate limits, authentication), then the routes. Everything is served by one fastify
+ * instance.
+ */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { settings, services } = deps;
+  const app = newFastify(deps.logger, settings);
 
   app.addSchema(ProblemSchema);
   // Every route's schemas, as registered: the agent-tool server's tools are built from them.
@@ -251,6 +258,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     failedPerMinute: settings.failedAuthPerMinute,
     fallbackPerMinute: 120,
     instances: settings.rateLimitInstances ?? 1,
+    lockouts: sharedLockouts(services.state, deps.logger),
   });
   const inProcess = new InProcessCalls();
   app.decorate('inProcessCalls', inProcess);
@@ -420,6 +428,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     limits: settings.attemptLimits,
   });
   return app as unknown as FastifyInstance;
+}
+
+/** Lockouts counted in the state store, so that they hold across the instances sharing it. */
+export function sharedLockouts(state: StateStore, logger: Logger): Lockouts {
+  return new Lockouts(new AttemptCounters(state), {
+    onError: (err) => logger.warn({ err }, 'attempt counters unavailable: counting in this process'),
+  });
 }
 
 /** Every read declared as an operation (REST routes here; agent tools from the same list). */

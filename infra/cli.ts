@@ -361,7 +361,12 @@ cluster
   .command('up')
   .description('start instances of each role (each with its data dir, log and pid file under --dir)')
   .option('--api <n>', 'api instances', integer, 1)
-  .option('--ingest <n>', 'ingest instances (feed poller)', integer, 0)
+  .option(
+    '--ingest <n>',
+    'ingest instances (HTTP batch ingest on a port of their own, feed poller)',
+    integer,
+    0,
+  )
   .option('--processors <n>', 'processors instances', integer, 1)
   .option('--projectors <n>', 'projectors instances', integer, 1)
   .option('--senders <n>', 'senders instances', integer, 1)
@@ -369,7 +374,7 @@ cluster
   .option('--dir <dir>', 'cluster directory (default .cluster/, or EARSHOT_CLUSTER_DIR)')
   .option(
     '--base-port <port>',
-    'first port: the analytics stand-in, then one per api instance, then one per mcp instance',
+    'first port: the analytics stand-in, then one per api, ingest and mcp instance',
     integer,
     23100,
   )
@@ -391,8 +396,11 @@ cluster
     });
     const apis = state.instances.filter((i) => i.role === 'api').map((i) => `http://127.0.0.1:${i.port}`);
     const mcps = state.instances.filter((i) => i.role === 'mcp').map((i) => `http://127.0.0.1:${i.port}/mcp`);
+    const ingests = state.instances
+      .filter((i) => i.role === 'ingest')
+      .map((i) => `http://127.0.0.1:${i.port}/v1/ingest/batches`);
     console.log(
-      `cluster up in ${state.dir}: ${state.instances.length} processes; API at ${apis.join(', ') || '-'}${mcps.length > 0 ? `; agent-tool servers at ${mcps.join(', ')}` : ''}`,
+      `cluster up in ${state.dir}: ${state.instances.length} processes; API at ${apis.join(', ') || '-'}${ingests.length > 0 ? `; HTTP batch ingest at ${ingests.join(', ')}` : ''}${mcps.length > 0 ? `; agent-tool servers at ${mcps.join(', ')}` : ''}`,
     );
   });
 cluster

@@ -148,7 +148,9 @@ async function waitStarted(inst: ClusterInstance, timeoutMs: number): Promise<vo
   await waitUntil(
     async () => {
       if (inst.role === 'clickhouse-standin') return answers(`http://127.0.0.1:${inst.port}/ping`);
-      if (inst.role === 'api') return answers(`http://127.0.0.1:${inst.port}/healthz`);
+      // The API, and HTTP batch ingest on an ingest instance, answer /healthz once they listen.
+      if (inst.role === 'api' || inst.role === 'ingest')
+        return answers(`http://127.0.0.1:${inst.port}/healthz`);
       // The agent-tool server answers its protected-resource metadata once it listens.
       if (inst.role === 'mcp')
         return answers(`http://127.0.0.1:${inst.port}/.well-known/oauth-protected-resource`);
@@ -161,7 +163,7 @@ async function waitStarted(inst: ClusterInstance, timeoutMs: number): Promise<vo
 export async function clusterUp(opts: {
   counts: ClusterCounts;
   dir?: string;
-  /** First port of the range: the stand-in takes it, API instances the next ones. */
+  /** First port of the range: the stand-in takes it, then API, ingest and agent-tool instances. */
   basePort: number;
   onProgress?: (msg: string) => void;
   timeoutMs?: number;
@@ -225,11 +227,12 @@ export async function clusterUp(opts: {
     );
   }
 
-  // Ports after the stand-in's: API instances (PORT), then agent-tool servers (MCP_PORT; never
-  // its default 8081, which is the schema registry's here).
+  // Ports after the stand-in's: API instances (PORT), ingest instances (PORT: HTTP batch
+  // ingest), then agent-tool servers (MCP_PORT; never its default 8081, which is the schema
+  // registry's here).
   const ports = new Map<string, number>();
   let nextPort = opts.basePort + 1;
-  for (const role of ['api', 'mcp'] as const) {
+  for (const role of ['api', 'ingest', 'mcp'] as const) {
     for (let n = 1; n <= (opts.counts[role] ?? 0); n++) ports.set(`${role}-${n}`, nextPort++);
   }
   const addresses = linkedAddresses(ports, { ...process.env, ...engines });
@@ -246,7 +249,14 @@ export async function clusterUp(opts: {
         KAFKA_CLIENT_ID: `earshot-${name}`,
         LOG_FORMAT: 'json',
         HOST: '127.0.0.1',
-        ...(role === 'api' && port !== undefined ? { PORT: String(port) } : {}),
+        ...((role === 'api' || role === 'ingest') && port !== undefined ? { PORT: String(port) } : {}),
+        // Every instance serving HTTP batch ingest shares one ingest state (LMDB, one machine):
+        // a record is known, deduplicated and recovered after a kill whichever instance took it.
+        ...(role === 'api' || role === 'ingest'
+          ? { EARSHOT_INGEST_STATE_DIR: path.join(dir, 'ingest-state') }
+          : {}),
+        // One instance loads the demo corpus (on empty topics); the others would load it again.
+        ...(role === 'ingest' && n > 1 ? { EARSHOT_DEMO: 'off' } : {}),
         ...(role === 'mcp' && port !== undefined ? { MCP_PORT: String(port) } : {}),
         ...(role === 'api' ? addresses.api : {}),
         ...(role === 'mcp' ? addresses.mcp : {}),
@@ -290,9 +300,11 @@ function linkedAddresses(
   const api1 = ports.get('api-1');
   if (mcp1 !== undefined && !env.EARSHOT_MCP_URL) api.EARSHOT_MCP_URL = `http://127.0.0.1:${mcp1}/mcp`;
   if (api1 !== undefined && !env.EARSHOT_PUBLIC_URL) mcp.EARSHOT_PUBLIC_URL = `http://127.0.0.1:${api1}`;
-  // Rate-limit counters are per process: each of the N serving instances allows ⌈limit ÷ N⌉.
-  if (!env.RATE_LIMIT_INSTANCES && ports.size > 1) {
-    api.RATE_LIMIT_INSTANCES = mcp.RATE_LIMIT_INSTANCES = String(ports.size);
+  // Rate-limit counters are per process: each of the N serving instances allows ⌈limit ÷ N⌉
+  // (ingest instances have no per-minute limit: not counted).
+  const serving = [...ports.keys()].filter((name) => !name.startsWith('ingest-')).length;
+  if (!env.RATE_LIMIT_INSTANCES && serving > 1) {
+    api.RATE_LIMIT_INSTANCES = mcp.RATE_LIMIT_INSTANCES = String(serving);
   }
   return { api, mcp };
 }

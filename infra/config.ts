@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { FormatRegistry, type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { CRASH_POINTS } from '../ingest/loader/batch-ingest.ts';
@@ -22,7 +23,8 @@ export const EnvSchema = Type.Object({
     minimum: 0,
     maximum: 65535,
     default: 8080,
-    description: 'HTTP port of the `api` role',
+    description:
+      'HTTP port of the `api` role; a process with the `ingest` role and not `api` serves HTTP batch ingest (`POST /v1/ingest/batches`, health and metrics) on it',
   }),
   MCP_PORT: Type.Integer({
     minimum: 0,
@@ -405,6 +407,13 @@ export const EnvSchema = Type.Object({
     description:
       'how often an API process reads the live order while a stream waits (its own projector wakes it at once; this bounds the latency added across processes)',
   }),
+  EARSHOT_INGEST_STATE_DIR: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        'where HTTP batch ingest, the NDJSON loader and the feed poller keep what was ingested, open batch intents and idempotency keys (LMDB). Processes on one machine that set the same directory share it, so several HTTP ingest instances validate, deduplicate and recover batches as one (`earshot cluster up` gives its `api` and `ingest` instances one); default EARSHOT_DATA_DIR/ingest-state',
+    }),
+  ),
   EARSHOT_ARCHIVE_CACHE_DIR: Type.Optional(
     Type.String({
       description:
@@ -486,6 +495,13 @@ function describeProblem(message: string, schema: SchemaInfo | undefined): strin
     what = 'expected an absolute URL';
   }
   return schema.description ? `${what} (${schema.description})` : what;
+}
+
+/** Where the ingest state lives: `EARSHOT_INGEST_STATE_DIR`, else `<data dir>/ingest-state`. */
+export function ingestStateDirOf(config: Config): string {
+  return config.env.EARSHOT_INGEST_STATE_DIR
+    ? path.resolve(config.env.EARSHOT_INGEST_STATE_DIR)
+    : path.join(config.dataDir, 'ingest-state');
 }
 
 /** Public base URL of the API: `EARSHOT_PUBLIC_URL`, else `http://HOST:PORT`, without a trailing slash. */

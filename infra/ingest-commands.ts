@@ -184,7 +184,7 @@ export function registerIngestCommands(program: Command, config: () => Promise<C
       ]);
       const logger = createLogger(cfg.env.LOG_LEVEL === 'info' ? 'warn' : cfg.env.LOG_LEVEL);
       const backbone = await openBackbone(cfg, logger);
-      const state = IngestState.inDataDir(cfg.dataDir);
+      const state = new IngestState((await import('./config.ts')).ingestStateDirOf(cfg));
       const status = statusLine();
       const show = (p: LoadProgress) => {
         const s = Math.max(p.elapsedMs / 1000, 0.001);
@@ -269,7 +269,7 @@ export function registerIngestCommands(program: Command, config: () => Promise<C
             ]);
           const logger = createLogger('warn');
           const backbone = await openBackbone(cfg, logger);
-          const state = IngestState.inDataDir(cfg.dataDir);
+          const state = new IngestState((await import('./config.ts')).ingestStateDirOf(cfg));
           const http = createFeedHttp(cfg);
           try {
             const poller = new FeedPoller({ store, producer: backbone.producer, logger, state, http });

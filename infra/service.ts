@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildAgentToolServer } from '../api/agents/index.ts';
 import { type ApiSettings, buildApp } from '../api/app.ts';
+import { buildIngestApp } from '../api/ingest-app.ts';
 import { AccessTokens } from '../api/oauth/access-tokens.ts';
 import type { PartitionLag } from '../ingest/event-log/event-log.ts';
 import { startIngestRole } from '../ingest/ingest-role.ts';
@@ -17,7 +18,7 @@ import { OAuthSigningKeyRows } from '../projections/state/oauth-keys.ts';
 import { PaymentLedger } from '../projections/state/payments.ts';
 import { adminSocketPath, startAdminSocket } from './admin-socket.ts';
 import { buildPlatform, createFeedHttp, type Platform } from './composition.ts';
-import { type Config, dashboardUrlOf, mcpUrlOf, publicUrlOf } from './config.ts';
+import { type Config, dashboardUrlOf, ingestStateDirOf, mcpUrlOf, publicUrlOf } from './config.ts';
 import { consumerMetrics, Metrics } from './metrics.ts';
 import { operatorActions } from './operator.ts';
 import { createFacilitator, paymentSettings } from './payments.ts';
@@ -30,7 +31,7 @@ export interface Service {
   readiness: Readiness;
   runners: ConsumerRunner<unknown, unknown>[];
   app?: FastifyInstance;
-  /** `http://host:port` when the api role listens. */
+  /** `http://host:port` when the api role listens (or an ingest role without it). */
   url?: string;
   /** `{mcp_url}` when the mcp role serves. */
   mcpUrl?: string;
@@ -124,10 +125,12 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
   // One ingest state per process, shared by the ingest role and the batch ingest route. HTTP
   // batches a kill interrupted are resolved from the event log before anything else appends to
   // it or compacts it.
-  const ingestState =
-    config.roles.has('ingest') || config.roles.has('api') ? IngestState.inDataDir(config.dataDir) : undefined;
+  // HTTP batch ingest is served by the api role, and by an ingest role without it (its own
+  // listener on PORT). Processes of one machine may share the state (EARSHOT_INGEST_STATE_DIR).
+  const servesIngest = config.roles.has('ingest') || config.roles.has('api');
+  const ingestState = servesIngest ? new IngestState(ingestStateDirOf(config)) : undefined;
   const batchIngest =
-    config.roles.has('api') && ingestState
+    servesIngest && ingestState
       ? new BatchIngest({
           producer: platform.producer,
           log: platform.eventLog,
@@ -240,19 +243,29 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       mcpUrlOf({ ...config, env: { ...config.env, MCP_PORT: (mcpServer.address() as AddressInfo).port } }))
     : mcpUrlOf(config);
   let mcp: FastifyInstance | undefined;
+  const ingestTokens = new IngestTokens(platform.state);
+  // What HTTP batch ingest needs, wherever it is served (the API, or an ingest instance's own app).
+  const ingestServices =
+    batchIngest && ingestState
+      ? {
+          batches: batchIngest,
+          state: ingestState,
+          tokens: ingestTokens,
+          slugHolders: platform.catalog.slugHolders.bind(platform.catalog),
+        }
+      : undefined;
+  if (batchIngest && config.env.EARSHOT_INGEST_TOKEN) {
+    const { record } = await ingestTokens.create({
+      name: 'EARSHOT_INGEST_TOKEN',
+      token: config.env.EARSHOT_INGEST_TOKEN,
+    });
+    if (record.revoked_at)
+      logger.warn({ token: record.id }, 'EARSHOT_INGEST_TOKEN was revoked; it stays revoked');
+  }
   if (config.roles.has('api') || config.roles.has('mcp')) {
-    const ingestTokens = new IngestTokens(platform.state);
     if (config.roles.has('api')) {
       const demo = await platform.accounts.ensureDemoAccount(config.env.EARSHOT_BOOTSTRAP_API_KEY);
       demoKey = demoKeyOf(demo);
-      if (config.env.EARSHOT_INGEST_TOKEN) {
-        const { record } = await ingestTokens.create({
-          name: 'EARSHOT_INGEST_TOKEN',
-          token: config.env.EARSHOT_INGEST_TOKEN,
-        });
-        if (record.revoked_at)
-          logger.warn({ token: record.id }, 'EARSHOT_INGEST_TOKEN was revoked; it stays revoked');
-      }
     }
     // The mcp role runs the API application in-process (without listening, unless the api role
     // is here too): a tool call is a call of the REST operation it mirrors.
@@ -267,16 +280,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         delivery: platform.delivery,
         analytics: platform.analytics,
         archive: { store: platform.archive, feed: platform.liveFeed },
-        ...(batchIngest && ingestState
-          ? {
-              ingest: {
-                batches: batchIngest,
-                state: ingestState,
-                tokens: ingestTokens,
-                slugHolders: (type, slugs) => platform.catalog.slugHolders(type, slugs),
-              },
-            }
-          : {}),
+        ...(ingestServices && config.roles.has('api') ? { ingest: ingestServices } : {}),
         facilitator: createFacilitator(config),
         search: {
           index: platform.search.searchIndex,
@@ -310,20 +314,40 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       logger.info({ mcpUrl, port: (mcpServer.address() as AddressInfo).port }, 'agent-tool server listening');
     }
   }
+  // An ingest instance without the api role: HTTP batch ingest (and probes) on PORT.
+  let ingestApp: FastifyInstance | undefined;
+  if (ingestServices && !config.roles.has('api')) {
+    const settings = apiSettings(config);
+    ingestApp = await buildIngestApp({
+      logger,
+      readiness,
+      metrics,
+      services: { ingest: ingestServices, state: platform.state },
+      settings: {
+        docsUrl: settings.docsUrl,
+        bodyLimitBytes: settings.bodyLimitBytes,
+        ingestBodyLimitBytes: settings.ingestBodyLimitBytes,
+        failedAuthPerMinute: settings.failedAuthPerMinute,
+      },
+    });
+    url = await ingestApp.listen({ port: config.env.PORT, host: config.env.HOST });
+    logger.info({ url }, 'HTTP batch ingest listening');
+  }
   logger.info(
     { roles: [...config.roles], url, ...(mcpServer ? { mcpUrl } : {}), startupMs: Date.now() - started },
     'earshot started',
   );
   // Printed last, once /readyz would answer 200: where the API is, a key and a request to try.
-  const stopBanner = url
-    ? announceWhenReady({
-        readiness,
-        url: (config.env.EARSHOT_PUBLIC_URL ?? url).replace(/\/$/, ''),
-        demo: demoKey,
-        logger,
-        startedAt: started,
-      })
-    : undefined;
+  const stopBanner =
+    url && config.roles.has('api')
+      ? announceWhenReady({
+          readiness,
+          url: (config.env.EARSHOT_PUBLIC_URL ?? url).replace(/\/$/, ''),
+          demo: demoKey,
+          logger,
+          startedAt: started,
+        })
+      : undefined;
 
   let stopping: Promise<void> | undefined;
   return {
@@ -340,6 +364,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         await mcp?.close();
         if (mcpServer) await new Promise<void>((resolve) => mcpServer.close(() => resolve()));
         await app?.close();
+        await ingestApp?.close();
         await admin.close();
         await ingest?.stop();
         await feedHttp?.close();

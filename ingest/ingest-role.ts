@@ -40,6 +40,7 @@ export async function startIngestRole(
       eventLog: deps.eventLog,
       producer: deps.producer,
       logger,
+      ...(deps.ingestState ? { state: deps.ingestState } : {}),
     });
   }
   const store = FeedStore.inDataDir(settings.dataDir);

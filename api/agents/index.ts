@@ -92,6 +92,8 @@ export async function buildAgentToolServer(
       mcpUrl: auth.settings.resource,
     }),
     failedAuthPerMinute: opts.failedAuthPerMinute,
+    // The API application's counters (the state store): shared by every instance.
+    lockouts: api.lockouts,
     allowedOrigins: opts.allowedOrigins,
     server: opts.server,
   });

@@ -11,6 +11,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { protectedResourceMetadata } from '../oauth/routes.ts';
+import { Lockouts } from '../plugins/lockouts.ts';
 import { type ErrorCode as ProblemCode, problem, toDocument } from '../problem.ts';
 import type { AgentCredentials } from './agent-credentials.ts';
 import { JsonResponseTransport } from './json-transport.ts';
@@ -47,6 +48,8 @@ export interface McpHostOptions {
   authGuide: string;
   /** Failed authentications allowed per client address and minute (default 20). */
   failedAuthPerMinute?: number;
+  /** Where failed authentications are counted (default: in this process). */
+  lockouts?: Lockouts;
   /**
    * Browser origins allowed to call `{mcp_url}` (besides its own): a request with another
    * `Origin` is refused (DNS rebinding); a request without one (not a browser) goes on.
@@ -143,7 +146,9 @@ export async function buildMcpHost(opts: McpHostOptions): Promise<FastifyInstanc
     selections.set(key, entry);
     return entry;
   };
-  const failures = new Map<string, { minute: number; count: number }>();
+  // Failed authentications per address and minute: in the state store when given (every
+  // instance counts into one window), else in this process.
+  const lockouts = opts.lockouts ?? new Lockouts();
 
   const send = (
     reply: FastifyReply,
@@ -216,27 +221,24 @@ export async function buildMcpHost(opts: McpHostOptions): Promise<FastifyInstanc
         errors: [{ location: selection.location, message: selection.message }],
       });
 
-    const address = request.ip;
-    const minute = Math.floor(Date.now() / 60_000);
-    const failed = failures.get(address);
-    if (failed && failed.minute === minute && failed.count >= failedPerMinute)
+    const failureKey = `mcp-auth-ip:${request.ip}`;
+    const retryAfterMs = lockouts.retryAfterMs(failureKey, failedPerMinute);
+    if (retryAfterMs > 0) {
+      const retry = Math.max(1, Math.ceil(retryAfterMs / 1000));
       return send(
         reply,
         request,
         'rate_limited',
-        'Too many failed authentications from this address; retry in a minute.',
-        {
-          headers: { 'retry-after': String(60 - Math.floor((Date.now() / 1000) % 60)) },
-        },
+        `Too many failed authentications from this address; retry in ${retry} s.`,
+        { headers: { 'retry-after': String(retry) } },
       );
+    }
     const checked =
       opts.payPerCall && !presentsAccount(request)
         ? ({ ok: true, caller: undefined } as const)
         : await opts.credentials.check(request);
     if (!checked.ok) {
-      const count = failed && failed.minute === minute ? failed.count + 1 : 1;
-      if (failures.size > 10_000) failures.clear();
-      failures.set(address, { minute, count });
+      await lockouts.count(failureKey, 60_000);
       return send(reply, request, checked.code, checked.reason, {
         errors: [{ location: checked.location, message: checked.reason }],
         headers: {

@@ -49,26 +49,24 @@ export function attemptLimit(
   name: string,
   limit: { perClient: number; perAccount?: number; windowMs: number },
 ) {
-  const client = app.createRateLimit({
+  // Counted in the state store (`app.lockouts`): the limits hold across the API instances.
+  const client = {
     max: limit.perClient,
-    timeWindow: limit.windowMs,
-    keyGenerator: (request) => `dashboard-${name}-ip:${normalizeIP(request.ip)}`,
-    allowList: () => false,
-  });
+    key: (request: FastifyRequest) => `dashboard-${name}-ip:${normalizeIP(request.ip)}`,
+  };
   const perAccount = limit.perAccount;
   const account = perAccount
-    ? app.createRateLimit({
+    ? {
         max: perAccount,
-        timeWindow: limit.windowMs,
-        keyGenerator: (request) => `dashboard-${name}-account:${formOf(request).one('email').toLowerCase()}`,
-        allowList: () => false,
-      })
+        key: (request: FastifyRequest) =>
+          `dashboard-${name}-account:${formOf(request).one('email').toLowerCase()}`,
+      }
     : undefined;
   return async (request: FastifyRequest): Promise<void> => {
     for (const check of account && formOf(request).one('email') ? [client, account] : [client]) {
-      const state = await check(request);
-      if (!state.isAllowed && state.isExceeded) {
-        const retry = Math.max(1, Math.ceil(state.ttl / 1000));
+      const window = await app.lockouts.count(check.key(request), limit.windowMs);
+      if (window.count > check.max) {
+        const retry = Math.max(1, Math.ceil((window.resetAt - Date.now()) / 1000));
         throw new PageError(
           429,
           'Too many attempts',

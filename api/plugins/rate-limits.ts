@@ -4,6 +4,14 @@ import fp from 'fastify-plugin';
 import { displayPrefix } from '../../projections/state/accounts.ts';
 import { problem } from '../problem.ts';
 import { accessOf, presentedCredential } from './authentication.ts';
+import type { Lockouts } from './lockouts.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Attempt counters shared by the instances (failed authentications, sign-in attempts). */
+    lockouts: Lockouts;
+  }
+}
 
 /**
  * Failed authentications (a 401 to a presented credential) allowed per window, per client
@@ -56,7 +64,8 @@ function rateLimited(detail: string, retryAfterMs: number, location?: string) {
  *   count too. Batch ingest (ingest tokens) is bounded by batch size, not by rate.
  * - Failed authentications per client address and per presented key prefix
  *   (`FAILED_AUTHENTICATIONS`), checked before authentication looks a key up, so guessing keys
- *   gets 429 long before it costs many lookups. Covers API keys and ingest tokens.
+ *   gets 429 long before it costs many lookups. Covers API keys and ingest tokens. Counted in
+ *   the state store (`Lockouts`), so the limit holds across the instances sharing it.
  *
  * Register before the authentication plugin: its failure check must run first.
  */
@@ -66,6 +75,8 @@ export const rateLimitsPlugin = fp<{
   failedPerMinute?: number;
   /** Processes the deployment's requests are spread over (default 1). */
   instances?: number;
+  /** Failed authentications, counted for every instance (the state store). */
+  lockouts: Lockouts;
 }>(async (app: FastifyInstance, opts) => {
   await app.register(rateLimit, {
     global: true,
@@ -86,37 +97,34 @@ export const rateLimitsPlugin = fp<{
       rateLimited(`Rate limit of ${context.max} requests per minute reached`, context.ttl),
   });
 
-  const failures = (max: number, key: (request: FastifyRequest) => string) =>
-    app.createRateLimit({
-      max,
-      timeWindow: FAILED_AUTHENTICATIONS.windowMs,
-      keyGenerator: key,
-      allowList: () => false,
-    });
   const allowed = failureLimits(opts.failedPerMinute);
+  const { lockouts } = opts;
+  app.decorate('lockouts', lockouts);
   const limits = [
-    { what: 'this address', count: failures(allowed.perAddress, address) },
+    {
+      what: 'this address',
+      max: allowed.perAddress,
+      key: (request: FastifyRequest) => `auth-${address(request)}`,
+    },
     {
       what: 'this key prefix',
-      count: failures(
-        allowed.perKeyPrefix,
-        (request) => `prefix:${displayPrefix(presented(request)?.key ?? '')}`,
-      ),
+      max: allowed.perKeyPrefix,
+      key: (request: FastifyRequest) => `auth-prefix:${displayPrefix(presented(request)?.key ?? '')}`,
     },
   ];
   app.addHook('onRequest', async (request) => {
     const credential = presented(request);
     if (!credential) return;
-    for (const { what, count } of limits) {
-      const state = await count(request, { increment: false });
-      if (!state.isAllowed && state.remaining === 0) {
-        throw rateLimited(`Too many failed authentications from ${what}`, state.ttl, credential.via);
+    for (const { what, max, key } of limits) {
+      const retryAfterMs = lockouts.retryAfterMs(key(request), max);
+      if (retryAfterMs > 0) {
+        throw rateLimited(`Too many failed authentications from ${what}`, retryAfterMs, credential.via);
       }
     }
   });
 
   app.addHook('onSend', async (request, reply) => {
     if (reply.statusCode !== 401 || !presented(request)) return;
-    for (const { count } of limits) await count(request);
+    for (const { key } of limits) await lockouts.count(key(request), FAILED_AUTHENTICATIONS.windowMs);
   });
 });

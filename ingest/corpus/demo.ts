@@ -45,6 +45,8 @@ export interface DemoDeps {
   producer: EventProducer;
   logger: Logger;
   now?: number;
+  /** The service's ingest state (default: one opened under `dataDir`, closed after the load). */
+  state?: IngestState;
 }
 
 /** Generates and loads the demo corpus if the corpus topics are empty; returns what was loaded. */
@@ -59,7 +61,7 @@ export async function loadDemoCorpusIfEmpty(deps: DemoDeps): Promise<LoadReport 
     out: dir,
     asOf: Math.floor((deps.now ?? Date.now()) / 60_000) * 60_000,
   });
-  const state = IngestState.inDataDir(deps.dataDir);
+  const state = deps.state ?? IngestState.inDataDir(deps.dataDir);
   try {
     const report = await loadNdjson(dir, { producer: deps.producer, state });
     deps.logger.info(
@@ -76,6 +78,6 @@ export async function loadDemoCorpusIfEmpty(deps: DemoDeps): Promise<LoadReport 
     );
     return report;
   } finally {
-    await state.close();
+    if (!deps.state) await state.close();
   }
 }

@@ -241,10 +241,7 @@ export class KafkaEventLog implements EventLog {
   async committedOffsets(groupId: string, topic: string): Promise<{ partition: number; offset: number }[]> {
     await this.partitions(topic);
     const admin = await this.getAdmin();
-    const [entry] = await admin.fetchOffsets({
-      groupId: this.physicalGroup(groupId),
-      topics: [this.physical(topic)],
-    });
+    const [entry] = await groupOffsets(admin, this.physicalGroup(groupId), this.physical(topic));
     return (entry?.partitions ?? [])
       .map((p) => ({ partition: p.partition, offset: Number(p.offset) }))
       .sort((a, b) => a.partition - b.partition);
@@ -451,6 +448,23 @@ async function topicOffsets(admin: Admin, topic: string) {
       const retriable = err instanceof TypeError || (err as { retriable?: boolean }).retriable === true;
       if (!retriable || attempt >= 10) throw err;
       await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
+  }
+}
+
+/**
+ * `admin.fetchOffsets`, again after a moment on a retriable protocol error: on a fresh broker
+ * (or while a group's coordinator moves) the broker asked answers NOT_COORDINATOR_FOR_GROUP or
+ * COORDINATOR_LOAD_IN_PROGRESS, which kafkajs's admin passes on. Seen when a cluster's instances
+ * start together and read their groups' lag for readiness: the process must not die of it.
+ */
+async function groupOffsets(admin: Admin, groupId: string, topic: string) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await admin.fetchOffsets({ groupId, topics: [topic] });
+    } catch (err) {
+      if ((err as { retriable?: boolean }).retriable !== true || attempt >= 10) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
     }
   }
 }

@@ -197,7 +197,11 @@ export class BatchIngest {
       ids: [...fresh.keys()],
       ...(key ? { key: key.scope } : {}),
     };
-    await state.begin(intent, key?.fingerprint);
+    // Another process sharing the state decided on some of these records (or this key) since
+    // they were read: decide again (it finds them pending, or ingested).
+    if (!(await state.begin(intent, key?.fingerprint))) {
+      return { kind: 'wait', on: new Promise<void>((resolve) => setTimeout(resolve, 20)) };
+    }
     // In flight from here until settled: requests touching it wait for it.
     let settled!: () => void;
     this.inFlight.set(intent.id, new Promise<void>((resolve) => (settled = resolve)));

@@ -5,7 +5,7 @@ import type { ValidationContext } from './validate.ts';
 
 /**
  * The durable set of records already ingested, `type:id` → time of ingest, in LMDB under
- * `<data dir>/ingest-state`. The NDJSON loader skips what is in it (resumability) and answers
+ * `<data dir>/ingest-state` (or `EARSHOT_INGEST_STATE_DIR`). The NDJSON loader skips what is in it (resumability) and answers
  * "is this episode / podcast known?" from it; the feed poller and HTTP ingest record what they
  * publish here too. Several processes may share it (LMDB is multi-process safe).
  *
@@ -109,22 +109,31 @@ export class IngestState implements ValidationContext {
 
   /**
    * Writes a batch's intent, the pointers of its ids and (with a key) the key's record, in one
-   * transaction, before anything is appended.
+   * transaction, before anything is appended. The transaction checks again that no id was
+   * ingested or is pending and that the key has no open intent or answer: another process
+   * sharing this state may have decided on the same records since they were read. Resolves to
+   * false (nothing written) when one of them changed: the caller decides again.
    */
-  begin(intent: IngestIntent, fingerprint?: string): Promise<void> {
+  begin(intent: IngestIntent, fingerprint?: string): Promise<boolean> {
+    let begun = false;
     return this.write(() => {
+      for (const id of intent.ids) {
+        if (this.ingested.doesExist(id) || this.pending.get(id) !== undefined) return;
+      }
+      const key = intent.key ? this.keys.get(intent.key) : undefined;
+      if (key?.intent !== undefined || key?.result !== undefined) return;
+      begun = true;
       this.intents.put(intent.id, intent);
       for (const id of intent.ids) this.pending.put(id, intent.id);
       if (intent.key && fingerprint) {
-        const prior = this.keys.get(intent.key);
         this.keys.put(intent.key, {
           fingerprint,
-          at: prior?.at ?? intent.at,
+          at: key?.at ?? intent.at,
           intent: intent.id,
-          published: prior?.published ?? [],
+          published: key?.published ?? [],
         });
       }
-    });
+    }).then(() => begun);
   }
 
   /**

@@ -25,7 +25,13 @@ async function once(instances: number, progress: (m: string) => void) {
   try {
     const state = await clusterUp({
       dir: tmp.dir,
-      counts: { api: instances, processors: instances, projectors: instances, senders: instances },
+      counts: {
+        api: instances,
+        ingest: instances,
+        processors: instances,
+        projectors: instances,
+        senders: instances,
+      },
       basePort: await freePort(),
       env: {
         DATABASE_URL: db.url,
@@ -41,19 +47,22 @@ async function once(instances: number, progress: (m: string) => void) {
       },
       onProgress: (m) => progress(`${instances}×: ${m}`),
     });
-    const apis = state.instances.filter((i) => i.role === 'api').map((i) => `http://127.0.0.1:${i.port}`);
+    // HTTP batch ingest on the ingest instances (one ingest state shared by them).
+    const ingests = state.instances
+      .filter((i) => i.role === 'ingest')
+      .map((i) => `http://127.0.0.1:${i.port}`);
     let turn = 0;
     const post = async (records: unknown[]) => {
       for (const deadline = Date.now() + 60_000; ; ) {
-        const res = await fetch(`${apis[turn++ % apis.length]}/v1/ingest/batches`, {
+        const res = await fetch(`${ingests[turn++ % ingests.length]}/v1/ingest/batches`, {
           method: 'POST',
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
           body: JSON.stringify({ records }),
         });
         if (res.status === 202) return;
         const text = await res.text();
-        // Episodes are refused until the catalog projection knows their podcast.
-        if (res.status === 422 && text.includes('unknown podcast') && Date.now() < deadline) {
+        // 409: another instance is still publishing some of these records; try again.
+        if (res.status === 409 && Date.now() < deadline) {
           await new Promise((r) => setTimeout(r, 500));
           continue;
         }

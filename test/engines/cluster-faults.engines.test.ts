@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   type ClusterState,
@@ -7,6 +9,7 @@ import {
   clusterStatus,
   clusterUp,
 } from '../../infra/cluster.ts';
+import { IngestState } from '../../ingest/loader/ingest-state.ts';
 import { ClickHouseAnalyticsStore } from '../../projections/analytics/clickhouse-analytics-store.ts';
 import { streamCatalog, streamEpisode } from '../support/cluster-stream.ts';
 import { freePort } from '../support/free-port.ts';
@@ -18,9 +21,11 @@ import { scratchDatabase } from './scratch-database.ts';
 
 /**
  * The local cluster on the real engines, two instances of each role, under faults: a stream of
- * episodes ingested over HTTP (alternating between the API instances), an alert on a company
- * they name, webhooks to a local receiver, tool calls to the agent-tool servers; one instance of
- * each role is killed with SIGKILL in turn mid-stream and started again. At the end every
+ * episodes ingested over HTTP (alternating between the two ingest instances, each batch with an
+ * `Idempotency-Key`), an alert on a company they name, webhooks to a local receiver, tool calls
+ * to the agent-tool servers; one instance of each role is killed with SIGKILL in turn mid-stream
+ * and started again — the ingest instance while it publishes a batch (its intent open in the
+ * shared ingest state), the batch then retried with its key on the other one. At the end every
  * episode is in the feed, the search index and the analytics store exactly once, every match
  * exists once, every match reached the receiver (a repeat carries the same webhook id: at least
  * once, never a second delivery), every consumer group's lag is back to zero, and both
@@ -44,7 +49,9 @@ describe.skipIf(Boolean(reason))('a local cluster, two instances of each role, u
   let state: ClusterState | undefined;
   let db: Awaited<ReturnType<typeof scratchDatabase>> | undefined;
   let rx: Awaited<ReturnType<typeof startReceiver>> | undefined;
+  let ingestState: IngestState | undefined;
   afterAll(async () => {
+    await ingestState?.close();
     await clusterDown({ dir: tmp.dir }).catch(() => 0);
     await rx?.close?.();
     await db?.drop().catch(() => undefined);
@@ -59,7 +66,7 @@ describe.skipIf(Boolean(reason))('a local cluster, two instances of each role, u
     const prefix = `cl${run}.`;
     state = await clusterUp({
       dir: tmp.dir,
-      counts: { api: 2, processors: 2, projectors: 2, senders: 2, mcp: 2 },
+      counts: { api: 2, ingest: 2, processors: 2, projectors: 2, senders: 2, mcp: 2 },
       basePort: await freePort(),
       env: {
         DATABASE_URL: db.url,
@@ -130,21 +137,55 @@ describe.skipIf(Boolean(reason))('a local cluster, two instances of each role, u
     const mcpDown = new Set<string>();
     let refusedWhileDown = 0;
 
-    const ingest = async (records: unknown[]) => {
+    // HTTP batch ingest: the ingest instances, alternating (the live ones); one key per batch.
+    const ingests = state.instances.filter((i) => i.role === 'ingest');
+    const ingestUrl = (name: string) => `http://127.0.0.1:${ingests.find((i) => i.name === name)!.port}`;
+    const ingestDown = new Set<string>();
+    let ingestTurn = 0;
+    const nextIngest = () => {
+      for (let k = 0; k < ingests.length; k++) {
+        const name = ingests[ingestTurn++ % ingests.length]!.name;
+        if (!ingestDown.has(name)) return name;
+      }
+      throw new Error('no ingest instance up');
+    };
+    const post = (name: string, records: unknown[], key: string) =>
+      fetch(`${ingestUrl(name)}/v1/ingest/batches`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          'content-type': 'application/json',
+          'idempotency-key': key,
+        },
+        body: JSON.stringify({ records }),
+      });
+    const acceptedBy = new Map<string, number>();
+    /** Whether the last accepted batch was answered from its key's first answer. */
+    let replayed = false;
+    const ingest = async (records: unknown[], key: string) => {
+      let answer: Record<string, unknown> | undefined;
       await waitFor(
         async () => {
-          const res = await fetch(`${apiUrl()}/v1/ingest/batches`, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ records }),
-          }).catch(() => undefined);
-          return res?.status === 202;
+          const name = nextIngest();
+          const res = await post(name, records, key).catch(() => undefined);
+          if (res?.status !== 202) return false;
+          answer = (await res.json()) as Record<string, unknown>;
+          replayed = res.headers.get('idempotent-replayed') === 'true';
+          acceptedBy.set(name, (acceptedBy.get(name) ?? 0) + 1);
+          return true;
         },
         { timeoutMs: 60_000, stepMs: 500, what: 'batch accepted' },
       );
+      return answer!;
     };
+    // What the test sees of the shared ingest state: a batch's intent, open while it publishes.
+    ingestState = new IngestState(path.join(tmp.dir, 'ingest-state'));
+    const intentsOpen = () => ingestState!.openIntents().length;
+    let killedMidBatch = false;
+    let retryAnswer: Record<string, unknown> | undefined;
+    let retryReplayed = false;
 
-    await ingest(streamCatalog(POD, run));
+    await ingest(streamCatalog(POD, run), `catalog-${run}`);
     const created = await api('POST', '/v1/projects/proj_demo/webhooks/connections', {
       url: `${rx.url}/earshot`,
       name: 'cluster receiver',
@@ -173,6 +214,7 @@ describe.skipIf(Boolean(reason))('a local cluster, two instances of each role, u
       [1, 'api-1'],
       [2, 'mcp-1'],
       [3, 'processors-1'],
+      [4, 'ingest-1'],
       [5, 'projectors-1'],
       [7, 'senders-1'],
     ]);
@@ -181,42 +223,83 @@ describe.skipIf(Boolean(reason))('a local cluster, two instances of each role, u
       const records = [];
       for (let i = b * BATCH; i < (b + 1) * BATCH; i++)
         records.push(...streamEpisode(POD, `ep_cluster_${run}_${i}`, i));
-      await ingest(records);
-      for (const name of ['mcp-1', 'mcp-2']) if (!mcpDown.has(name)) await listEpisodes(name);
+      const key = `batch-${run}-${b}`;
       const name = killAfter.get(b);
-      if (name) {
-        const inst = state.instances.find((i) => i.name === name)!;
-        const url = inst.role === 'api' ? `http://127.0.0.1:${inst.port}` : undefined;
-        if (url) down.add(url);
-        if (inst.role === 'mcp') mcpDown.add(name);
+      const inst = name ? state.instances.find((i) => i.name === name)! : undefined;
+      if (inst?.role === 'ingest') {
+        // Killed while it publishes this batch: the instance runs in slices of about a
+        // millisecond (SIGCONT, SIGSTOP), and while it is stopped the test reads the shared ingest
+        // state; once the batch's intent is open the stopped process is sent SIGKILL (should the
+        // batch be answered first, it is killed after it). Then the batch is sent again with its
+        // key to the other instance, which resolves the dead instance's intent from the log.
+        const attempt = post(inst.name, records, key).then(
+          (res) => `answered ${res.status}`,
+          (err: unknown) => `failed (${(err as Error).message})`,
+        );
+        const t = Date.now();
+        let settled = false;
+        void attempt.then(() => (settled = true));
+        while (!settled && Date.now() - t < 30_000) {
+          process.kill(-inst.pid, 'SIGSTOP');
+          if (intentsOpen() > 0) break;
+          process.kill(-inst.pid, 'SIGCONT');
+          await new Promise((r) => setTimeout(r, 1));
+        }
+        ingestDown.add(inst.name);
         process.kill(-inst.pid, 'SIGKILL');
-        log(`${name} killed (pid ${inst.pid})`);
+        // Read after the kill: an intent still open was interrupted (nothing settles it now).
+        await new Promise((r) => setTimeout(r, 200));
+        killedMidBatch = intentsOpen() > 0;
+        log(
+          `${inst.name} killed (pid ${inst.pid}) ${killedMidBatch ? 'with its batch intent open' : 'after its batch was recorded'}; the request ${await attempt}`,
+        );
+        retryAnswer = await ingest(records, key);
+        retryReplayed = replayed;
+        log(
+          `batch ${b} again with its key: ${JSON.stringify(retryAnswer)}${retryReplayed ? ' (replayed)' : ''}`,
+        );
+      } else {
+        await ingest(records, key);
+      }
+      for (const mcpName of ['mcp-1', 'mcp-2']) if (!mcpDown.has(mcpName)) await listEpisodes(mcpName);
+      if (inst) {
+        const url = inst.role === 'api' ? `http://127.0.0.1:${inst.port}` : undefined;
+        if (inst.role !== 'ingest') {
+          if (url) down.add(url);
+          if (inst.role === 'mcp') mcpDown.add(inst.name);
+          process.kill(-inst.pid, 'SIGKILL');
+          log(`${inst.name} killed (pid ${inst.pid})`);
+        }
         if (inst.role === 'mcp') {
           // The killed instance refuses (once its socket is gone); the surviving one answers,
           // with what has been projected so far.
           await waitFor(
             () =>
-              listEpisodes(name).then(
+              listEpisodes(inst.name).then(
                 () => false,
                 () => true,
               ),
             {
               timeoutMs: 10_000,
               stepMs: 100,
-              what: `${name} refusing after its kill`,
+              what: `${inst.name} refusing after its kill`,
             },
           );
           refusedWhileDown++;
           const seen = await listEpisodes('mcp-2');
-          log(`${name} down: mcp-2 answered tool calls (${seen.length} episodes so far)`);
+          log(`${inst.name} down: mcp-2 answered tool calls (${seen.length} episodes so far)`);
         }
-        const restarted = await clusterRestart({ dir: tmp.dir, name });
+        const restarted = await clusterRestart({ dir: tmp.dir, name: inst.name });
         inst.pid = restarted.pid;
         if (url) down.delete(url);
-        mcpDown.delete(name);
-        log(`${name} started again (pid ${restarted.pid})`);
+        mcpDown.delete(inst.name);
+        ingestDown.delete(inst.name);
+        log(`${inst.name} started again (pid ${restarted.pid})`);
       }
     }
+    const intentsLeft = intentsOpen();
+    await ingestState.close();
+    ingestState = undefined;
     log(`${EPISODES} episodes ingested`);
 
     // Lag back to zero on every group, twice 3 s apart (not a rebalance's empty assignment).
@@ -309,6 +392,12 @@ describe.skipIf(Boolean(reason))('a local cluster, two instances of each role, u
       byMatch.set(m, (byMatch.get(m) ?? new Set()).add(String(r.headers['x-webhook-id'])));
     }
 
+    // What the instances logged about batches a kill interrupted (resolved from the event log).
+    const resolved = state.instances
+      .filter((i) => i.role === 'ingest' || i.role === 'api')
+      .flatMap((i) => readFileSync(i.log, 'utf8').split('\n'))
+      .filter((line) => line.includes('resolved from the event log'))
+      .map((line) => JSON.parse(line.slice(line.indexOf('{'))) as { records: number; in_log: number });
     console.log(
       [
         `cluster counts: episodes ingested ${EPISODES}`,
@@ -317,6 +406,7 @@ describe.skipIf(Boolean(reason))('a local cluster, two instances of each role, u
         `analytics episodes ${analytics.length} (rows under FINAL ${analytics.reduce((s, r) => s + Number(r.n), 0)})`,
         `matches ${matches.length} (distinct ${new Set(matches).size})`,
         `webhooks received ${rx.received.length} for ${byMatch.size} matches, deliveries per match max ${Math.max(...[...byMatch.values()].map((s) => s.size))}`,
+        `ingest batches accepted ${[...acceptedBy].map(([n, c]) => `${n} ${c}`).join(', ')}; ingest-1 killed ${killedMidBatch ? 'mid-batch (its intent open after the kill)' : 'after its batch was recorded'}, retry with the key answered published ${retryAnswer?.published} of ${retryAnswer?.received} (duplicates ${retryAnswer?.duplicates}${retryReplayed ? ', replayed' : ''}); interrupted batches resolved from the log ${resolved.length} (${resolved.map((r) => `${r.records} records, ${r.in_log} in the log`).join('; ') || '-'}); intents left open ${intentsLeft}`,
         `tool calls answered ${[...toolsAnswered].map(([n, c]) => `${n} ${c}`).join(', ')} (refused while killed ${refusedWhileDown}); episodes listed by tool mcp-1 ${toolEpisodes['mcp-1']!.length}, mcp-2 ${toolEpisodes['mcp-2']!.length}; dialogue hits mcp-1 ${toolSearch['mcp-1']!.length}, mcp-2 ${toolSearch['mcp-2']!.length}`,
         `elapsed ${((Date.now() - t0) / 1000).toFixed(0)} s`,
       ].join('; '),
@@ -339,6 +429,12 @@ describe.skipIf(Boolean(reason))('a local cluster, two instances of each role, u
       expect(toolSearch[name]!.every((id) => episodeIds.has(id))).toBe(true);
     }
     expect(refusedWhileDown).toBe(1);
+    // Both ingest instances took batches; no batch intent was left open.
+    expect(acceptedBy.size).toBe(2);
+    expect(intentsLeft).toBe(0);
+    // A batch interrupted by the kill was resolved from the event log (and published once: the
+    // end counts above).
+    if (killedMidBatch) expect(resolved.length).toBeGreaterThan(0);
   });
 });
 

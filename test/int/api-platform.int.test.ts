@@ -552,3 +552,56 @@ describe('rate limits on two API instances (RATE_LIMIT_INSTANCES)', () => {
     expect(statuses).toEqual({ first: [200, 200, 429], second: [200, 200, 429] });
   });
 });
+
+describe('failed-authentication lockouts on two API instances (one state store)', () => {
+  let first: Api;
+  let second: Api;
+  beforeAll(async () => {
+    first = await testApi({ failedAuthPerMinute: 6 });
+    second = await testApi({ failedAuthPerMinute: 6 }, undefined, { state: first.state });
+  });
+  afterAll(async () => {
+    await second?.close();
+    await first?.close();
+  });
+
+  const guess = (api: Api, i: number, remoteAddress: string, key?: string) =>
+    api.app.inject({
+      method: 'GET',
+      url: `/v1/organizations/${api.org.id}/projects`,
+      headers: { 'x-api-key': key ?? `esk_${String(i).padStart(6, '0')}${'w'.repeat(24)}` },
+      remoteAddress,
+    });
+
+  it('locks an address out on both after the limit across both (at most L + N − 1 lookups)', async () => {
+    const statuses: Record<string, number[]> = { first: [], second: [] };
+    for (let i = 0; i < 16; i++) {
+      const [name, api] = i % 2 === 0 ? (['first', first] as const) : (['second', second] as const);
+      const res = await guess(api, i, '203.0.113.40');
+      statuses[name]!.push(res.statusCode);
+      if (res.statusCode === 429) expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    // Six failures counted in the store lock the address; the first instance had seen five of
+    // them and lets one more guess through, whose count tells it. Per-instance counters would
+    // have allowed six on each (all sixteen answered 401 but four).
+    expect(statuses).toEqual({
+      first: [401, 401, 401, 401, 429, 429, 429, 429],
+      second: [401, 401, 401, 429, 429, 429, 429, 429],
+    });
+    // Another address is not locked out, on either.
+    expect((await guess(first, 99, '203.0.113.41')).statusCode).toBe(401);
+    expect((await guess(second, 98, '203.0.113.41')).statusCode).toBe(401);
+  });
+
+  it('locks a key prefix out across both, whatever the addresses', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const api = i % 2 === 0 ? first : second;
+      const res = await guess(api, i, `203.0.113.${60 + i}`, `esk_Pp4Tt2${String(i).padStart(24, 'v')}`);
+      statuses.push(res.statusCode);
+    }
+    // The prefix's limit is 3: the third failure (on the first instance) locks it; the second
+    // instance learns it from its own next failure.
+    expect(statuses).toEqual([401, 401, 401, 401, 429, 429]);
+  });
+});

@@ -1,15 +1,19 @@
 import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildIngestApp } from '../../api/ingest-app.ts';
 import { silentLogger } from '../../infra/logger.ts';
 import { BatchIngest } from '../../ingest/loader/batch-ingest.ts';
 import { IngestState } from '../../ingest/loader/ingest-state.ts';
 import { type CatalogItem, catalogProjector } from '../../projections/catalog/catalog-projector.ts';
 import { IngestTokens } from '../../projections/state/ingest-tokens.ts';
+import { migrate } from '../../projections/state/migrations.ts';
 import type { StateStore } from '../../projections/state/state-store.ts';
 import { loadExample } from '../../schemas/avro-schemas.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import { catalogSlugHolders, testApi } from '../support/api.ts';
 import { embeddedBackbone } from '../support/backbone.ts';
+import { memoryStateStore } from '../support/state.ts';
 import { countTopic, readTopic } from '../support/topics.ts';
 
 const json = (name: Parameters<typeof loadExample>[0]) => JSON.parse(JSON.stringify(loadExample(name)));
@@ -337,5 +341,89 @@ describe('HTTP batch ingest', () => {
     const doc = (await api.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     expect(doc.components.securitySchemes.IngestToken).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.paths['/v1/ingest/batches'].post.security).toEqual([{ IngestToken: [] }]);
+  });
+});
+
+describe('HTTP batch ingest on an ingest instance (no api role)', () => {
+  let bb: Awaited<ReturnType<typeof embeddedBackbone>>;
+  let store: ReturnType<typeof memoryStateStore>;
+  let state: IngestState;
+  let app: FastifyInstance;
+  let token: string;
+
+  beforeAll(async () => {
+    bb = await embeddedBackbone();
+    store = memoryStateStore();
+    await migrate(store);
+    state = new IngestState(path.join(bb.dir, 'ingest-state'));
+    const tokens = new IngestTokens(store);
+    token = (await tokens.create({ name: 'partner feed' })).token;
+    app = await buildIngestApp({
+      logger: silentLogger(),
+      readiness: { evaluate: async () => ({ ready: true, checks: {}, info: {} }) },
+      services: {
+        ingest: {
+          batches: new BatchIngest({ producer: bb.producer, log: bb.log, state, logger: silentLogger() }),
+          state,
+          tokens,
+          slugHolders: catalogSlugHolders(store),
+        },
+        state: store,
+      },
+      settings: { docsUrl: 'http://127.0.0.1:8080', bodyLimitBytes: 1024 * 1024, failedAuthPerMinute: 4 },
+    });
+  });
+  afterAll(async () => {
+    await app.close();
+    await state.close();
+    await store.close();
+    await bb.close();
+  });
+
+  it('serves batch ingest and the probes, and nothing of the API', async () => {
+    const podcast = json('Podcast');
+    podcast.id = 'pod_ingest_role';
+    podcast.slug = 'pod-ingest-role';
+    const res = await app.inject({
+      method: 'POST',
+      url: URL,
+      headers: { authorization: `Bearer ${token}` },
+      payload: { records: [{ type: 'podcast', data: podcast }] },
+    });
+    expect(res.statusCode).toBe(202);
+    expect(res.json()).toMatchObject({ received: 1, published: 1, duplicates: 0 });
+    expect(state.knownPodcast('pod_ingest_role')).toBe(true);
+    expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+    const api = await app.inject({ method: 'GET', url: '/v1/podcasts', headers: { 'x-api-key': 'esk_x' } });
+    expect(api.statusCode).toBe(404);
+    expect(api.headers['content-type']).toContain('application/problem+json');
+    // An invalid batch is a problem document naming the field; nothing is published.
+    const bad = await app.inject({
+      method: 'POST',
+      url: URL,
+      headers: { authorization: `Bearer ${token}` },
+      payload: { records: [{ type: 'podcast', data: { ...podcast, id: 'pod_other', popularity: 'high' } }] },
+    });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json()).toMatchObject({ error_code: 'validation_error' });
+    expect(bad.json().errors[0].location).toContain('popularity');
+  });
+
+  it('locks out guessed ingest tokens (counted in the state store)', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await app.inject({
+        method: 'POST',
+        url: URL,
+        headers: { authorization: `Bearer eit_${String(i).padStart(6, '0')}${'g'.repeat(30)}` },
+        payload: { records: [{ type: 'podcast', data: {} }] },
+        remoteAddress: '198.51.100.77',
+      });
+      statuses.push(res.statusCode);
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 429, 429]);
+    const rows = await store.query<{ n: number }>('SELECT count(*)::int8 AS n FROM attempt_counters');
+    expect(Number(rows[0]!.n)).toBeGreaterThan(0);
   });
 });

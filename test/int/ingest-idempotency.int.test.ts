@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../infra/logger.ts';
@@ -260,5 +262,42 @@ describe('HTTP ingest: idempotent batches', () => {
       }
     }
     expect(batches.size).toBe(1);
+  });
+});
+
+describe('HTTP ingest: one ingest state shared by several processes', () => {
+  it('begins a batch only if no other process began one with its records or key since they were read', async () => {
+    const dir = path.join(os.tmpdir(), `earshot-shared-ingest-state-${process.pid}-${Date.now()}`);
+    // Two handles on one directory, as two ingest instances of one machine open it.
+    const a = new IngestState(dir);
+    const b = new IngestState(dir);
+    try {
+      const intent = (id: string, ids: string[], key?: string) => ({
+        id,
+        owner: { pid: 1, instance: id },
+        at: Date.now(),
+        topics: ['episodes'],
+        ids,
+        ...(key ? { key } : {}),
+      });
+      // Both read the records as new; the first to write its intent wins.
+      expect(a.has('episode:x') || b.has('episode:x')).toBe(false);
+      expect(await a.begin(intent('ib_a', ['episode:x', 'episode:y']))).toBe(true);
+      expect(await b.begin(intent('ib_b', ['episode:y', 'episode:z']))).toBe(false);
+      expect(b.pendingIntentOf('episode:y')).toBe('ib_a');
+      expect(b.pendingIntentOf('episode:z')).toBeUndefined();
+      expect(b.intent('ib_b')).toBeUndefined();
+      // Once ingested, a record cannot be begun again either.
+      await a.settle('ib_a', ['episode:x', 'episode:y']);
+      expect(await b.begin(intent('ib_c', ['episode:x']))).toBe(false);
+      // One Idempotency-Key: the second attempt to begin under it is refused while the first is open.
+      expect(await a.begin(intent('ib_d', ['episode:k1'], 'tok key-1'), 'f1')).toBe(true);
+      expect(await b.begin(intent('ib_e', ['episode:k2'], 'tok key-1'), 'f1')).toBe(false);
+      expect(b.idempotency('tok key-1')?.intent).toBe('ib_d');
+    } finally {
+      await a.close();
+      await b.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
