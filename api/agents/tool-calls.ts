@@ -2,6 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Principal } from '../../projections/state/accounts.ts';
 import type { ToolUsage, ToolUsageCount } from '../../projections/state/tool-usage.ts';
+import { BatchedCounts } from '../batched-counts.ts';
 import { InProcessCalls, type PaidInProcessCall } from '../plugins/authentication.ts';
 import type { Tool } from './tool-registry.ts';
 
@@ -224,54 +225,39 @@ function render(tool: Tool, result: Record<string, unknown>, reducedTo: number |
  * error), adding them to `tool_usage` every few seconds and when closed.
  */
 export class ToolUsageCounter {
-  private pending = new Map<string, ToolUsageCount>();
-  private timer: NodeJS.Timeout | undefined;
-  private flushing: Promise<void> = Promise.resolve();
+  private readonly counts: BatchedCounts<ToolUsageCount>;
 
-  constructor(
-    private readonly store: ToolUsage,
-    private readonly log: FastifyBaseLogger,
-    private readonly intervalMs = 5000,
-  ) {}
+  constructor(store: ToolUsage, log: FastifyBaseLogger, intervalMs = 5000) {
+    this.counts = new BatchedCounts({
+      write: (batch) => store.add(batch),
+      merge: (into, from) => {
+        into.calls += from.calls;
+        into.errors += from.errors;
+      },
+      log,
+      what: 'tool usage',
+      intervalMs,
+    });
+  }
 
   count(projectId: string, tool: string, credentialId: string, error: boolean, now = Date.now()): void {
     const day = new Date(now).toISOString().slice(0, 10);
-    const key = `${projectId} ${tool} ${credentialId} ${day}`;
-    const entry = this.pending.get(key) ?? { projectId, tool, credentialId, day, calls: 0, errors: 0 };
-    entry.calls += 1;
-    if (error) entry.errors += 1;
-    this.pending.set(key, entry);
-    this.timer ??= setTimeout(() => {
-      this.timer = undefined;
-      void this.flush();
-    }, this.intervalMs).unref();
+    this.counts.add(
+      `${projectId} ${tool} ${credentialId} ${day}`,
+      () => ({ projectId, tool, credentialId, day, calls: 0, errors: 0 }),
+      (entry) => {
+        entry.calls += 1;
+        if (error) entry.errors += 1;
+      },
+    );
   }
 
   flush(): Promise<void> {
-    this.flushing = this.flushing.then(async () => {
-      if (this.pending.size === 0) return;
-      const batch = this.pending;
-      this.pending = new Map();
-      try {
-        await this.store.add([...batch.values()]);
-      } catch (err) {
-        this.log.warn({ err }, 'could not record tool usage; kept for the next attempt');
-        for (const [k, c] of batch) {
-          const now = this.pending.get(k);
-          if (now) {
-            now.calls += c.calls;
-            now.errors += c.errors;
-          } else this.pending.set(k, c);
-        }
-      }
-    });
-    return this.flushing;
+    return this.counts.flush();
   }
 
-  async close(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.flush();
+  close(): Promise<void> {
+    return this.counts.close();
   }
 }
 

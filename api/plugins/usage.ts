@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ApiKeyUsage, UsageCount } from '../../projections/state/api-key-usage.ts';
+import { BatchedCounts } from '../batched-counts.ts';
 
 /**
  * Counts the requests of each API key: per UTC day (added to the state store every few seconds
@@ -12,31 +13,35 @@ import type { ApiKeyUsage, UsageCount } from '../../projections/state/api-key-us
  * added with the next one.
  */
 export class UsageCounter {
-  private pending = new Map<string, UsageCount>();
+  private readonly days: BatchedCounts<UsageCount>;
   private minute = { start: 0, counts: new Map<string, number>() };
-  private timer: NodeJS.Timeout | undefined;
-  private flushing: Promise<void> | undefined;
 
-  constructor(
-    private readonly store: ApiKeyUsage,
-    private readonly log: FastifyBaseLogger,
-    private readonly intervalMs = 5000,
-  ) {}
+  constructor(store: ApiKeyUsage, log: FastifyBaseLogger, intervalMs = 5000) {
+    this.days = new BatchedCounts({
+      write: (batch) => store.add(batch),
+      merge: (into, from) => {
+        into.requests += from.requests;
+        into.rateLimited += from.rateLimited;
+      },
+      log,
+      what: 'API key usage',
+      intervalMs,
+    });
+  }
 
   count(keyId: string, rateLimited: boolean, now = Date.now()): void {
     const day = new Date(now).toISOString().slice(0, 10);
-    const key = `${keyId} ${day}`;
-    const entry = this.pending.get(key) ?? { keyId, day, requests: 0, rateLimited: 0 };
-    entry.requests += 1;
-    if (rateLimited) entry.rateLimited += 1;
-    this.pending.set(key, entry);
+    this.days.add(
+      `${keyId} ${day}`,
+      () => ({ keyId, day, requests: 0, rateLimited: 0 }),
+      (entry) => {
+        entry.requests += 1;
+        if (rateLimited) entry.rateLimited += 1;
+      },
+    );
     const start = now - (now % 60_000);
     if (start !== this.minute.start) this.minute = { start, counts: new Map() };
     this.minute.counts.set(keyId, (this.minute.counts.get(keyId) ?? 0) + 1);
-    this.timer ??= setTimeout(() => {
-      this.timer = undefined;
-      void this.flush();
-    }, this.intervalMs).unref();
   }
 
   /** Requests of a key in the current clock minute, counted by this process. */
@@ -46,33 +51,11 @@ export class UsageCounter {
 
   /** Adds what was counted to the store (one statement); on failure it is kept for the next time. */
   flush(): Promise<void> {
-    // One batch at a time, in order.
-    this.flushing = (this.flushing ?? Promise.resolve()).then(() => this.flushOnce());
-    return this.flushing;
+    return this.days.flush();
   }
 
-  private async flushOnce(): Promise<void> {
-    if (this.pending.size === 0) return;
-    const batch = this.pending;
-    this.pending = new Map();
-    try {
-      await this.store.add([...batch.values()]);
-    } catch (err) {
-      this.log.warn({ err }, 'could not record API key usage; kept for the next attempt');
-      for (const [key, c] of batch) {
-        const now = this.pending.get(key);
-        if (now) {
-          now.requests += c.requests;
-          now.rateLimited += c.rateLimited;
-        } else this.pending.set(key, c);
-      }
-    }
-  }
-
-  async close(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.flush();
+  close(): Promise<void> {
+    return this.days.close();
   }
 }
 
