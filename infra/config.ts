@@ -1,16 +1,13 @@
 import path from 'node:path';
-import { FormatRegistry, type Static, Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { CRASH_POINTS } from '../ingest/loader/batch-ingest.ts';
 import { ROLES, type Role } from '../processors/pipeline.ts';
 import { LOCAL_MODEL_NAMES, MODEL_NAME } from '../projections/embeddings/local-models.ts';
+import { OptionalUrl } from './config-fields.ts';
+import { messagingSettings } from './config-messaging.ts';
+import { paymentSettings } from './config-payments.ts';
 import { dataDirOf } from './data-dir.ts';
-
-if (!FormatRegistry.Has('uri')) FormatRegistry.Set('uri', (v) => URL.canParse(v));
-
-/** An optional URL; `unset` says what the service does without it (shown in docs/configuration.md). */
-const OptionalUrl = (description: string, unset: string) =>
-  Type.Optional(Type.String({ format: 'uri', description, unset }));
 
 /**
  * The one environment schema. Every setting the service reads is declared here; anything else
@@ -235,135 +232,8 @@ export const EnvSchema = Type.Object({
       unset: '`EARSHOT_DATA_DIR/secrets.key`',
     }),
   ),
-  EARSHOT_PRICES_FILE: Type.Optional(
-    Type.String({
-      minLength: 1,
-      description:
-        'JSON price table (`{"operations": {"GET /v1/…": cents}, "tools": {"name": cents}}`, whole cents from 1) that replaces the defaults: what each operation and agent tool costs per request ([Payments](payments.md#prices))',
-      unset: 'the defaults, `api/payments/prices.json`',
-    }),
-  ),
-  X402_PAY_TO: Type.Optional(
-    Type.String({
-      pattern: '^0x[0-9a-fA-F]{40}$',
-      description:
-        'the address payments go to; setting it turns pay per request on: billable endpoints answer 402 with terms instead of 401 ([Payments](payments.md))',
-      unset: 'payments off: billable endpoints need an API key',
-    }),
-  ),
-  X402_NETWORK: Type.String({
-    default: 'eip155:8453',
-    pattern: '^eip155:[0-9]{1,12}$',
-    description: 'CAIP-2 network payments are made on (`eip155:8453` is Base)',
-  }),
-  X402_ASSET: Type.String({
-    default: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
-    pattern: '^0x[0-9a-fA-F]{40}$',
-    description: 'the EIP-3009 token paid in (default USDC on Base)',
-  }),
-  X402_ASSET_NAME: Type.String({
-    default: 'USD Coin',
-    minLength: 1,
-    description: "the token's EIP-712 domain name (USDC on Base: `USD Coin`)",
-  }),
-  X402_ASSET_VERSION: Type.String({
-    default: '2',
-    minLength: 1,
-    description: "the token's EIP-712 domain version",
-  }),
-  X402_ASSET_DECIMALS: Type.Integer({
-    default: 6,
-    minimum: 2,
-    maximum: 36,
-    description: "the token's decimals (prices are whole cents of a dollar token)",
-  }),
-  X402_MAX_TIMEOUT_SECONDS: Type.Integer({
-    default: 120,
-    minimum: 10,
-    maximum: 3600,
-    description: 'how long a payment may take to arrive after the 402 (x402 `maxTimeoutSeconds`)',
-  }),
-  X402_CHALLENGE_TTL_SECONDS: Type.Integer({
-    default: 300,
-    minimum: 10,
-    maximum: 86_400,
-    description: 'how long a `WWW-Authenticate: Payment` challenge stays valid (`expires`)',
-  }),
-  X402_FACILITATOR_URL: OptionalUrl(
-    'a remote x402 facilitator that verifies and settles payments (`POST …/verify`, `…/settle`)',
-    'the local facilitator when `X402_RPC_URL` and `X402_SIGNER_KEY` are set; else payments are refused (503) while terms are still offered',
-  ),
-  X402_RPC_URL: OptionalUrl(
-    'JSON-RPC endpoint of the payment network, for the local facilitator (with `X402_SIGNER_KEY`)',
-    'no local facilitator',
-  ),
-  X402_SIGNER_KEY: Type.Optional(
-    Type.String({
-      pattern: '^0x[0-9a-fA-F]{64}$',
-      description:
-        'private key of the account the local facilitator submits transfers from (it pays the gas); never logged',
-      unset: 'no local facilitator',
-    }),
-  ),
-  EARSHOT_CHAT_API_URL: Type.String({
-    format: 'uri',
-    default: 'https://slack.com/api',
-    description:
-      'team-chat Web API base (`chat.postMessage`-compatible; the install from the dashboard calls its `oauth.v2.access`)',
-  }),
-  EARSHOT_CHAT_CLIENT_ID: Type.Optional(
-    Type.String({
-      minLength: 1,
-      description:
-        'the team-chat app\'s OAuth v2 client id (with `EARSHOT_CHAT_CLIENT_SECRET`, both or neither): the dashboard offers "Add to team chat" ([Dashboard](dashboard.md#team-chat))',
-      unset: 'no install from the dashboard (operators: `earshot chat connect`)',
-    }),
-  ),
-  EARSHOT_CHAT_CLIENT_SECRET: Type.Optional(
-    Type.String({
-      minLength: 1,
-      description: "the team-chat app's OAuth v2 client secret, sent to `oauth.v2.access`",
-      unset: 'no install from the dashboard',
-    }),
-  ),
-  EARSHOT_CHAT_AUTHORIZE_URL: Type.String({
-    format: 'uri',
-    default: 'https://slack.com/oauth/v2/authorize',
-    description: "the team-chat platform's OAuth v2 authorization page the install sends people to",
-  }),
-  EARSHOT_LLM_URL: OptionalUrl(
-    'OpenAI-compatible chat server (`POST …/v1/chat/completions`) that writes the `llm_summary` of alert matches, reached through the outbound guard (`http` and private addresses only when in `EARSHOT_OUTBOUND_ALLOWLIST`)',
-    'extractive summaries: sentences of the match windows',
-  ),
-  EARSHOT_LLM_MODEL: Type.Optional(
-    Type.String({
-      minLength: 1,
-      description: 'model name sent to that server',
-      unset: 'no `model` in the request (single-model servers)',
-    }),
-  ),
-  EARSHOT_LLM_API_KEY: Type.Optional(
-    Type.String({ minLength: 1, description: 'bearer token for that server; never logged' }),
-  ),
-  EARSHOT_LLM_TIMEOUT_MS: Type.Integer({
-    minimum: 100,
-    maximum: 300_000,
-    default: 20_000,
-    description:
-      'budget of one summary request; a timeout, 408, 429 or 5xx is tried 3 times in all, then the summary is extractive',
-  }),
-  EARSHOT_DELIVERY_RETRY_SCHEDULE: Type.String({
-    default: '0s,5s,5m,30m,2h',
-    pattern: '^\\s*\\d+(\\.\\d+)?(ms|s|m|h)(\\s*,\\s*\\d+(\\.\\d+)?(ms|s|m|h))*\\s*$',
-    description: 'delay before each delivery attempt, one entry per attempt (±10 % jitter)',
-  }),
-  EARSHOT_DELIVERY_CONCURRENCY: Type.Integer({
-    minimum: 1,
-    maximum: 1000,
-    default: 256,
-    description:
-      'deliveries one sender process attempts at once (at most 128 of them, over at most 64 connections, to one webhook connection)',
-  }),
+  ...paymentSettings,
+  ...messagingSettings,
   EARSHOT_TEST_CRASH_AT: Type.Optional(
     Type.Union(
       CRASH_POINTS.map((p) => Type.Literal(p)),
