@@ -41,7 +41,9 @@ export interface TableShape {
   sortingKey: readonly string[];
 }
 
-const CREATE_TABLE = /^CREATE TABLE (?:IF NOT EXISTS )?(\w+) \(([\s\S]*)\) ENGINE\b[\s\S]*\bORDER BY (.+)$/;
+// `ORDER BY` ends the statement, or a `SETTINGS` clause follows it.
+const CREATE_TABLE =
+  /^CREATE TABLE (?:IF NOT EXISTS )?(\w+) \(([\s\S]*)\) ENGINE\b[\s\S]*\bORDER BY (.+?)(?:\s+SETTINGS\b[\s\S]*)?$/;
 
 /**
  * Every table the migrations in `dir` create, in file order. A migration that alters a table

@@ -1,7 +1,10 @@
 -- Copies of what the catalog-surface reads need, sorted by the key they are read by, so a read or
 -- a rollup recompute touches one key's range instead of every row (projections/analytics/rollups.ts).
 -- Each statement is idempotent on a store that already holds rows: the copies are filled from
--- the tables above as they are, at the versions those rows carry.
+-- the tables above as they are, at the versions those rows carry. Both are read by key range, one
+-- key (a sponsor, a topic) at a time: granules of 1,024 rows instead of 8,192 let such a read
+-- skip more of the table (FINAL reads every granule a range touches), for a primary index eight
+-- times larger (one mark per 1,024 rows; a few thousand marks at 10M mention lines).
 
 -- Every ad_reads row (same columns, same versions, deletion markers included), sorted by sponsor:
 -- the placements of one company and one sponsor's figures read its range, and the sponsor totals
@@ -26,7 +29,8 @@ CREATE TABLE IF NOT EXISTS sponsor_ad_reads (
   is_deleted UInt8,
   INDEX episode_idx episode_id TYPE bloom_filter(0.01) GRANULARITY 4
 ) ENGINE = ReplacingMergeTree(version, is_deleted)
-ORDER BY (sponsor_key, published_at, episode_id, id);
+ORDER BY (sponsor_key, published_at, episode_id, id)
+SETTINGS index_granularity = 1024;
 
 INSERT INTO sponsor_ad_reads (episode_id, id, podcast_id, published_at, sponsor_key, sponsor_name, company_id,
   read_type, is_network_promo, segment_id, start_seconds, end_seconds, first_line, last_line, version, is_deleted)
@@ -53,7 +57,8 @@ CREATE TABLE IF NOT EXISTS topic_episode_entities (
   is_deleted UInt8,
   INDEX episode_idx episode_id TYPE bloom_filter(0.01) GRANULARITY 4
 ) ENGINE = ReplacingMergeTree(version, is_deleted)
-ORDER BY (topic, published_at, episode_id);
+ORDER BY (topic, published_at, episode_id)
+SETTINGS index_granularity = 1024;
 
 INSERT INTO topic_episode_entities (topic, published_at, episode_id, podcast_id, segments, lines, entity_ids,
   entity_lines, version, is_deleted)
