@@ -129,12 +129,15 @@ export function topicReads(s: ReadServices): ReadOperation[] {
       output: TopicDetail,
       priceCents: 1,
       async run(q) {
-        if (!(await topics.exists(q.id))) throw notFound('path.id', 'no segment discusses this topic', q.id);
         const f = await filterOf(q);
         const [counts, breakdown] = await Promise.all([
           topics.topics(f, q.id),
           topics.breakdown(f, q.id, TOP),
         ]);
+        // A topic with episodes in the window exists; only an empty answer needs the look-up
+        // (which reads the topic's whole range of segments).
+        if (counts.length === 0 && !(await topics.exists(q.id)))
+          throw notFound('path.id', 'no segment discusses this topic', q.id);
         const [entityRows, podcasts] = await Promise.all([
           catalog.entitiesByIds(breakdown.entities.map((e) => e.entity_id)),
           catalog.podcastsByIds(breakdown.podcasts.map((p) => p.podcast_id)),

@@ -134,27 +134,35 @@ export class EpisodeSetWriter {
 
 /**
  * Fills the podcast and publication time of ad reads whose episode is known, for the given
- * episodes. Run after ad reads are written and after episodes are written, so whichever of the
- * two arrives last completes the pair.
+ * episodes, in `ad_reads` and its copy by sponsor (`sponsor_ad_reads`). Run after ad reads are
+ * written and after episodes are written, so whichever of the two arrives last completes the pair.
+ * Returns the rows completed and the sponsor keys of every ad read of these episodes that are
+ * known, completed now or before (the sponsor totals to recompute: from the batch, so a replay
+ * after a crash recomputes them again).
  */
-export async function completeAdReads(store: AnalyticsStore, episodeIds: string[]): Promise<number> {
-  if (episodeIds.length === 0) return 0;
+export async function completeAdReads(
+  store: AnalyticsStore,
+  episodeIds: string[],
+): Promise<{ completed: number; sponsors: string[] }> {
+  if (episodeIds.length === 0) return { completed: 0, sponsors: [] };
   const columns = TABLES.ad_reads;
   const rows = await store.query<Record<string, unknown>>(
     `SELECT ${columns.map((c) => (c === 'published_at' ? 'toUnixTimestamp64Milli(a.published_at) AS published_at' : `a.${c} AS ${c}`)).join(', ')},
-       e.podcast_id AS fact_podcast_id, toUnixTimestamp64Milli(e.published_at) AS fact_published_at
+       e.podcast_id AS fact_podcast_id, toUnixTimestamp64Milli(e.published_at) AS fact_published_at,
+       a.version % 4 = 1 OR a.podcast_id != e.podcast_id OR a.published_at != e.published_at AS pending
      FROM (SELECT * FROM ad_reads FINAL WHERE episode_id IN {ids:Array(String)}) AS a
      INNER JOIN (SELECT id, podcast_id, published_at FROM episodes FINAL WHERE id IN {ids:Array(String)}) AS e
-       ON e.id = a.episode_id
-     WHERE a.version % 4 = 1 OR a.podcast_id != e.podcast_id OR a.published_at != e.published_at`,
+       ON e.id = a.episode_id`,
     { ids: episodeIds },
   );
-  if (rows.length === 0) return 0;
+  const sponsors = [...new Set(rows.map((r) => String(r.sponsor_key)))];
+  const pending = rows.filter((r) => Number(r.pending) === 1);
+  if (pending.length === 0) return { completed: 0, sponsors };
   // Rows are keyed by publication time: a row moving to another time is marked deleted where it
   // was. First completion (`4v + 1` → `4v + 2`); a later change of the episode's facts `4v + 3`
   // (a marker and a row meeting at one key with equal versions: the later insert wins).
   const markers: Row[] = [];
-  const completed = rows.map((r) => {
+  const completed = pending.map((r) => {
     const setVersion = Math.floor(Number(r.version) / 4);
     const sub = Number(r.version) % 4 === 1 ? 2 : 3;
     const row = columns.map((c) => r[c]);
@@ -169,9 +177,11 @@ export async function completeAdReads(store: AnalyticsStore, episodeIds: string[
     }
     return row;
   });
-  if (markers.length > 0) await store.insert('ad_reads', columns, markers);
-  await store.insert('ad_reads', columns, completed);
-  return completed.length;
+  for (const table of ['ad_reads', 'sponsor_ad_reads'] as const) {
+    if (markers.length > 0) await store.insert(table, columns, markers);
+    await store.insert(table, columns, completed);
+  }
+  return { completed: completed.length, sponsors };
 }
 
 /**
@@ -229,24 +239,62 @@ async function updateRollups(
   r: Rollups,
   plain: Map<TableName, Row[]>,
   sets: EpisodeSet[],
-  completedAds: number,
+  sponsors: readonly string[],
 ): Promise<void> {
   const catalogEpisodes = (plain.get('episodes') ?? []).map((row) => row[0] as string);
   const topicEpisodes = [...catalogEpisodes];
   const speakerEpisodes: string[] = [];
   const persons: string[] = [];
-  let ads = completedAds > 0;
   for (const set of sets) {
     if (set.kind === 'mentions' || set.kind === 'segments') topicEpisodes.push(set.episodeId);
     else if (set.kind === 'speakers') {
       speakerEpisodes.push(set.episodeId);
       persons.push(...(set.persons ?? []));
-    } else if (set.kind === 'ad_reads') ads = true;
+    }
   }
   await r.episodes(catalogEpisodes);
   await r.topics(topicEpisodes);
   await r.guests(speakerEpisodes, persons);
-  if (ads) await r.sponsors();
+  await r.sponsors(sponsors);
+}
+
+/**
+ * The sponsors whose totals a batch can change: those of every ad read of its episodes whose
+ * episode is known (`ofKnownEpisodes`, from `completeAdReads`: completed now or before, so a
+ * batch replayed after a crash recomputes them again), and, for the episodes whose ad reads were
+ * written before (`earlier`: replaced now, or by the first attempt of a replayed batch), every
+ * sponsor they named at any version — found through the deletion markers of `sponsor_ad_reads`,
+ * which carry the sponsor in their key. Ads whose episode is unknown count in no total (they have
+ * no date), so a batch of ad reads that arrived before their episodes recomputes nothing: the
+ * batch that brings the episodes does.
+ */
+async function touchedSponsors(
+  store: AnalyticsStore,
+  ofKnownEpisodes: readonly string[],
+  earlier: readonly string[],
+): Promise<string[]> {
+  const keys = new Set(ofKnownEpisodes);
+  if (earlier.length > 0) {
+    const rows = await store.query<{ k: string }>(
+      // Without FINAL: the markers of replaced sets still name their sponsors.
+      'SELECT DISTINCT toString(sponsor_key) AS k FROM sponsor_ad_reads WHERE episode_id IN {ids:Array(String)}',
+      { ids: [...earlier] },
+    );
+    for (const row of rows) keys.add(row.k);
+  }
+  return [...keys];
+}
+
+/** The episodes among `sets`' ad-read sets whose ad reads were written before (any version). */
+async function earlierAdReads(store: AnalyticsStore, sets: EpisodeSet[]): Promise<string[]> {
+  const ids = [...new Set(sets.filter((s) => s.kind === 'ad_reads').map((s) => s.episodeId))];
+  if (ids.length === 0) return [];
+  const rows = await store.query<{ episode_id: string }>(
+    `SELECT DISTINCT episode_id FROM episode_versions
+     WHERE kind = 'ad_reads' AND episode_id IN {ids:Array(String)}`,
+    { ids },
+  );
+  return rows.map((r) => r.episode_id);
 }
 
 /** The sink every analytics projector uses: plain rows per table, sets through the writer. */
@@ -272,12 +320,13 @@ export function analyticsSink(
       }
       // The store's errors say whether the data or the engine is at fault (AnalyticsQueryError).
       for (const [table, rows] of plain) await store.insert(table, TABLES[table], rows);
+      const earlier = await earlierAdReads(store, sets);
       if (sets.length > 0) await writer.write(sets);
       const episodeIds = new Set<string>();
       for (const row of plain.get('episodes') ?? []) episodeIds.add(row[0] as string);
       for (const set of sets) if (set.kind === 'ad_reads') episodeIds.add(set.episodeId);
-      const completed = await completeAdReads(store, [...episodeIds]);
-      await updateRollups(rollupsOf(store), plain, sets, completed);
+      const { sponsors } = await completeAdReads(store, [...episodeIds]);
+      await updateRollups(rollupsOf(store), plain, sets, await touchedSponsors(store, sponsors, earlier));
       if (sets.length > 0 && options.compact !== false) maybeCompact(store, sets.length, items.length);
     },
   };

@@ -186,33 +186,36 @@ export function sponsorKey(companyId: string | null, sponsorName: string): strin
   return `name:${sponsorName.normalize('NFKC').trim().toLowerCase().replace(/\s+/g, ' ')}`;
 }
 
-/** Ad rows without the episode's facts (podcast, publication time): version `4v + 1`. */
+/**
+ * Ad rows without the episode's facts (podcast, publication time): version `4v + 1`. The same rows
+ * go to `sponsor_ad_reads` (same columns, sorted by sponsor).
+ */
 export function adReadsSet(a: AdReads, version: number): EpisodeSet {
   const v = ROW_VERSION(version, 1);
+  const rows: Row[] = a.ad_reads.map((r) => [
+    a.episode_id,
+    r.id,
+    '',
+    0,
+    sponsorKey(r.company_id, r.sponsor_name),
+    r.sponsor_name,
+    r.company_id ?? '',
+    r.read_type,
+    r.is_network_promo ? 1 : 0,
+    r.segment_id,
+    r.start_seconds,
+    r.end_seconds,
+    r.first_line,
+    r.last_line,
+    v,
+    0,
+  ]);
+  const encoded = encodeRows(rows);
   return {
     kind: 'ad_reads',
     episodeId: a.episode_id,
     version,
-    tables: encodeTables({
-      ad_reads: a.ad_reads.map((r) => [
-        a.episode_id,
-        r.id,
-        '',
-        0,
-        sponsorKey(r.company_id, r.sponsor_name),
-        r.sponsor_name,
-        r.company_id ?? '',
-        r.read_type,
-        r.is_network_promo ? 1 : 0,
-        r.segment_id,
-        r.start_seconds,
-        r.end_seconds,
-        r.first_line,
-        r.last_line,
-        v,
-        0,
-      ]),
-    }),
+    tables: { ad_reads: encoded, sponsor_ad_reads: encoded },
   };
 }
 

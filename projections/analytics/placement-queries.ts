@@ -71,8 +71,17 @@ export class PlacementQueries {
       KNOWN_DATE,
       ...scopeFilters(params, { podcastId: f.podcastId, publisherId: f.publisherId }),
     ];
+    // A company's ads are its sponsor's: `sponsor_key` is the company id (rows.ts), which is
+    // what `sponsor_ad_reads` is sorted by first.
     if (f.companyId !== undefined)
-      where.push(idFilter(params, 'company', f.companyId, 'company_id = {company:String}'));
+      where.push(
+        idFilter(
+          params,
+          'company',
+          f.companyId,
+          'sponsor_key = {company:String} AND company_id = {company:String}',
+        ),
+      );
     if (f.readType !== undefined) {
       params.read_type = f.readType;
       where.push('read_type = {read_type:String}');
@@ -90,11 +99,13 @@ export class PlacementQueries {
 
   /**
    * Ad reads newest first (publication time, then episode and read id, descending), after `after`.
-   * `ad_reads` is sorted by publication time, so a page looks back from its upper bound in
-   * widening spans (7, 56, 448 days, then without bound) and stops at the first span holding a
-   * whole page: every row outside a span is older than every row in it, so the page is the same,
-   * and the newest pages read a small range of the table instead of all of it. Filtered lists
-   * (company, podcast, publisher, read type) read the whole range at once, as before.
+   * `ad_reads` is sorted by publication time and `sponsor_ad_reads` by sponsor, then publication
+   * time, so a page looks back from its upper bound in widening spans (7, 56, 448 days, then
+   * without bound) and stops at the first span holding a whole page: every row outside a span is
+   * older than every row in it, so the page is the same, and the newest pages read a small range
+   * of the table — of the whole table, or of one company's range of `sponsor_ad_reads` — instead
+   * of all of it (FINAL reads the whole range a query names, whatever its LIMIT). Lists filtered by
+   * podcast, publisher or read type alone are sparse in time and read the whole range at once.
    */
   async placements(f: PlacementFilter, limit: number, after?: PlacementPosition): Promise<PlacementRow[]> {
     const params: QueryParams = { limit };
@@ -103,16 +114,22 @@ export class PlacementQueries {
       Object.assign(params, { a_ms: after.published_ms, a_ep: after.episode_id, a_id: after.id });
       where.push(`(published_at, episode_id, id) < (${instant('a_ms')}, {a_ep:String}, {a_id:String})`);
     }
-    // Filtered lists are sparse in time (a company's ads): one read of the whole range serves them.
+    const company = f.companyId;
+    const byCompany = company !== undefined;
+    const table = byCompany ? 'sponsor_ad_reads' : 'ad_reads';
     const sparse =
-      f.companyId !== undefined ||
-      f.podcastId !== undefined ||
-      f.publisherId !== undefined ||
-      f.readType !== undefined;
+      !byCompany && (f.podcastId !== undefined || f.publisherId !== undefined || f.readType !== undefined);
     let top = after?.published_ms ?? f.hi;
     if (top === undefined && !sparse) {
+      // The newest row's time (deleted or not: any upper bound serves); a company's read in key
+      // order from the end of its range.
       const [row] = await this.store.query<{ ms: number }>(
-        'SELECT toUnixTimestamp64Milli(max(published_at)) AS ms FROM ad_reads',
+        company !== undefined
+          ? `SELECT toUnixTimestamp64Milli(published_at) AS ms FROM sponsor_ad_reads
+             WHERE ${idFilter(params, 'company', company, 'sponsor_key = {company:String}')}
+             ORDER BY sponsor_key DESC, published_at DESC LIMIT 1`
+          : 'SELECT toUnixTimestamp64Milli(max(published_at)) AS ms FROM ad_reads',
+        params,
       );
       top = Number(row?.ms ?? 0);
     }
@@ -124,7 +141,7 @@ export class PlacementQueries {
         `SELECT id, episode_id, toString(podcast_id) AS podcast_id, toUnixTimestamp64Milli(published_at) AS published_ms,
            toString(sponsor_key) AS sponsor_key, toString(sponsor_name) AS sponsor_name, toString(company_id) AS company_id,
            toString(read_type) AS read_type, is_network_promo, segment_id, start_seconds, end_seconds
-         FROM ad_reads FINAL WHERE ${span.join(' AND ')}
+         FROM ${table} FINAL WHERE ${span.join(' AND ')}
          ORDER BY published_at DESC, episode_id DESC, id DESC LIMIT {limit:UInt32}`,
         bounded ? { ...params, span_lo: from } : params,
       );
@@ -181,20 +198,23 @@ export class PlacementQueries {
     return rows.map(directoryRow);
   }
 
-  /** The key of the sponsor a reference names: a company id, an `sp_` id, or a name-only sponsor's slug. */
+  /**
+   * The key of the sponsor a reference names: a company id, an `sp_` id, or a name-only sponsor's
+   * slug. Read from the sponsor totals (one row per sponsor with ads, network promos left out).
+   */
   async sponsorKey(ref: { companyId?: string; hash?: string }): Promise<string | undefined> {
     if (ref.companyId !== undefined) {
       const [row] = await this.store.query<{ k: string }>(
-        `SELECT toString(sponsor_key) AS k FROM ad_reads FINAL WHERE ${KNOWN_DATE} AND is_network_promo = 0
-           AND company_id = {company:String} LIMIT 1`,
+        `SELECT sponsor_key AS k FROM sponsor_totals FINAL
+         WHERE sponsor_key = {company:String} AND company_id = {company:String} LIMIT 1`,
         { company: ref.companyId },
       );
       return row?.k;
     }
     if (ref.hash !== undefined) {
       const [row] = await this.store.query<{ k: string }>(
-        `SELECT DISTINCT toString(sponsor_key) AS k FROM ad_reads FINAL WHERE ${KNOWN_DATE} AND is_network_promo = 0
-           AND company_id = '' AND ${SPONSOR_HASH_SQL} = {hash:String} LIMIT 1`,
+        `SELECT sponsor_key AS k FROM sponsor_totals FINAL
+         WHERE company_id = '' AND ${SPONSOR_HASH_SQL} = {hash:String} ORDER BY sponsor_key LIMIT 1`,
         { hash: ref.hash },
       );
       return row?.k;
@@ -202,16 +222,17 @@ export class PlacementQueries {
     return undefined;
   }
 
-  /** Keys and names of the sponsors that are no catalog company. */
+  /** Keys and names of the sponsors that are no catalog company (from the sponsor totals). */
   async nameOnlySponsors(): Promise<{ sponsor_key: string; sponsor_name: string }[]> {
     return this.store.query(
-      `SELECT toString(sponsor_key) AS sponsor_key, toString(any(sponsor_name)) AS sponsor_name
-       FROM ad_reads FINAL WHERE ${KNOWN_DATE} AND is_network_promo = 0 AND company_id = ''
-       GROUP BY sponsor_key`,
+      "SELECT sponsor_key, sponsor_name FROM sponsor_totals FINAL WHERE company_id = ''",
     );
   }
 
-  /** One sponsor's all-time figures, its read types and its podcasts (most ads first). */
+  /**
+   * One sponsor's all-time figures, its read types and its podcasts (most ads first), from its
+   * range of `sponsor_ad_reads`.
+   */
   async sponsor(key: string): Promise<
     | {
         row: SponsorDirectoryRow;
@@ -221,7 +242,8 @@ export class PlacementQueries {
     | undefined
   > {
     const params = { key };
-    const base = `ad_reads FINAL WHERE ${KNOWN_DATE} AND is_network_promo = 0 AND sponsor_key = {key:String}`;
+    // The sponsor's range of the copy sorted by sponsor.
+    const base = `sponsor_ad_reads FINAL WHERE sponsor_key = {key:String} AND ${KNOWN_DATE} AND is_network_promo = 0`;
     const [rows, types, podcasts] = await Promise.all([
       this.store.query<SponsorDirectoryRow>(
         `SELECT toString(sponsor_key) AS sponsor_key, toString(any(sponsor_name)) AS sponsor_name,

@@ -5,12 +5,14 @@ import type { AnalyticsStore } from './analytics-store.ts';
  * recomputed at projection time from what the projectors wrote:
  *
  * - `episode_dates`: the catalog's episodes by publication time, for those a batch carried;
- * - `topic_episodes`: per (topic, episode), for the episodes whose segments, mentions or catalog
- *   record a batch carried — whichever arrives last completes the row;
+ * - `topic_episode_entities`: per (topic, episode), counts and the entities' lines inside the
+ *   segments, for the episodes whose segments, mentions or catalog record a batch carried —
+ *   whichever arrives last completes the row;
  * - `guest_totals`: per person, for the people a batch's speaker sets name and those the same
  *   episodes named before (found through the deletion markers `guest_appearances` keeps, which
  *   carry the person in their key);
- * - `sponsor_totals`: every sponsor, after a batch that writes or completes ad reads.
+ * - `sponsor_totals`: per sponsor, for the sponsors a batch's ad reads name, now or at an earlier
+ *   version (read from their ranges of `sponsor_ad_reads`, the ad reads sorted by sponsor).
  *
  * Each recompute reads the source tables as they are (FINAL), writes deletion markers over what
  * the rollup held for its keys, then the new rows one version above: a replayed or duplicated
@@ -72,24 +74,32 @@ export class Rollups {
       if (ids.length === 0) return;
       const v = this.version();
       await this.store.command(
-        `INSERT INTO topic_episodes (topic, published_at, episode_id, version, is_deleted)
-         SELECT topic, published_at, episode_id, {v:UInt64}, 1 FROM topic_episodes FINAL
+        `INSERT INTO topic_episode_entities (topic, published_at, episode_id, version, is_deleted)
+         SELECT topic, published_at, episode_id, {v:UInt64}, 1 FROM topic_episode_entities FINAL
          WHERE episode_id IN {ids:Array(String)}`,
         { ids, v },
       );
-      // A line inside two segments on one topic counts in each, as the segments list it.
+      // A line inside two segments on one topic counts in each, as the segments list it; per
+      // entity, sumMap adds up its lines inside each segment.
       await this.store.command(
-        `INSERT INTO topic_episodes (topic, published_at, episode_id, podcast_id, segments, lines, version, is_deleted)
-         SELECT t.topic, e.published_at, t.episode_id, e.podcast_id, count(),
-           sum(arrayCount(l -> l >= t.first_line AND l <= t.last_line, m.line_numbers)), {v:UInt64} + 1, 0
-         FROM (SELECT topic, episode_id, first_line, last_line FROM segment_topics FINAL
-               WHERE episode_id IN {ids:Array(String)}) AS t
-         INNER JOIN (SELECT id, podcast_id, published_at FROM episodes FINAL WHERE id IN {ids:Array(String)}) AS e
-           ON e.id = t.episode_id
-         LEFT JOIN (SELECT episode_id, line_numbers FROM episode_mention_lines FINAL
-               WHERE episode_id IN {ids:Array(String)}) AS m
-           ON m.episode_id = t.episode_id
-         GROUP BY t.topic, e.published_at, t.episode_id, e.podcast_id`,
+        `INSERT INTO topic_episode_entities (topic, published_at, episode_id, podcast_id, segments, lines, entity_ids,
+           entity_lines, version, is_deleted)
+         SELECT topic, published_at, episode_id, podcast_id, segments, lines, counted.1,
+           arrayMap(n -> toUInt32(n), counted.2), {v:UInt64} + 1, 0
+         FROM (
+           SELECT t.topic AS topic, e.published_at AS published_at, t.episode_id AS episode_id,
+             e.podcast_id AS podcast_id, count() AS segments,
+             sum(arrayCount(l -> l >= t.first_line AND l <= t.last_line, m.line_numbers)) AS lines,
+             sumMap(arrayFilter((x, l) -> l >= t.first_line AND l <= t.last_line, m.entity_ids, m.line_numbers) AS inside,
+               arrayMap(x -> toUInt64(1), inside)) AS counted
+           FROM (SELECT topic, episode_id, first_line, last_line FROM segment_topics FINAL
+                 WHERE episode_id IN {ids:Array(String)}) AS t
+           INNER JOIN (SELECT id, podcast_id, published_at FROM episodes FINAL WHERE id IN {ids:Array(String)}) AS e
+             ON e.id = t.episode_id
+           LEFT JOIN (SELECT episode_id, entity_ids, line_numbers FROM episode_mention_lines FINAL
+                 WHERE episode_id IN {ids:Array(String)}) AS m
+             ON m.episode_id = t.episode_id
+           GROUP BY t.topic, e.published_at, t.episode_id, e.podcast_id)`,
         { ids, v },
       );
     });
@@ -133,24 +143,30 @@ export class Rollups {
     });
   }
 
-  /** Recomputes every sponsor's all-time figures; sponsors no longer seen are marked deleted. */
-  sponsors(): Promise<void> {
+  /**
+   * Recomputes the all-time figures of these sponsors from their ranges of `sponsor_ad_reads`
+   * (sorted by sponsor): a sponsor with no ad left is marked deleted.
+   */
+  sponsors(sponsorKeys: readonly string[]): Promise<void> {
+    if (sponsorKeys.length === 0) return Promise.resolve();
     return this.serial(async () => {
+      const keys = [...new Set(sponsorKeys)];
       const v = this.version();
+      await this.store.insert(
+        'sponsor_totals',
+        ['sponsor_key', 'version', 'is_deleted'],
+        keys.map((k) => [k, v, 1]),
+      );
       await this.store.command(
         `INSERT INTO sponsor_totals (sponsor_key, sponsor_name, company_id, ad_count, episode_reach, podcast_reach,
            first_seen, last_seen, version, is_deleted)
          SELECT toString(sponsor_key), toString(any(sponsor_name)), toString(any(company_id)), count(),
            uniqExact(episode_id), uniqExact(podcast_id), min(published_at), max(published_at), {v:UInt64} + 1, 0
-         FROM ad_reads FINAL
-         WHERE is_network_promo = 0 AND published_at > toDateTime64(0, 3, 'UTC')
+         FROM sponsor_ad_reads FINAL
+         WHERE sponsor_key IN {keys:Array(String)} AND is_network_promo = 0
+           AND published_at > toDateTime64(0, 3, 'UTC')
          GROUP BY sponsor_key`,
-        { v },
-      );
-      await this.store.command(
-        `INSERT INTO sponsor_totals (sponsor_key, version, is_deleted)
-         SELECT sponsor_key, {v:UInt64} + 1, 1 FROM sponsor_totals FINAL WHERE version < {v:UInt64}`,
-        { v },
+        { keys, v },
       );
     });
   }

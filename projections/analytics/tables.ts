@@ -26,11 +26,12 @@ export const TABLE_NAMES = [
   'rating_snapshots',
   'episode_mention_lines',
   'episode_dates',
-  'topic_episodes',
   'guest_appearances',
   'podcast_guest_appearances',
   'guest_totals',
   'sponsor_totals',
+  'sponsor_ad_reads',
+  'topic_episode_entities',
 ] as const;
 export type TableName = (typeof TABLE_NAMES)[number];
 
@@ -40,7 +41,9 @@ export interface TableShape {
   sortingKey: readonly string[];
 }
 
-const CREATE_TABLE = /^CREATE TABLE (?:IF NOT EXISTS )?(\w+) \(([\s\S]*)\) ENGINE\b[\s\S]*\bORDER BY (.+)$/;
+// `ORDER BY` ends the statement, or a `SETTINGS` clause follows it.
+const CREATE_TABLE =
+  /^CREATE TABLE (?:IF NOT EXISTS )?(\w+) \(([\s\S]*)\) ENGINE\b[\s\S]*\bORDER BY (.+?)(?:\s+SETTINGS\b[\s\S]*)?$/;
 
 /**
  * Every table the migrations in `dir` create, in file order. A migration that alters a table
@@ -90,6 +93,11 @@ export const TABLES = Object.fromEntries(TABLE_NAMES.map((t) => [t, shapeOf(t).c
   readonly string[]
 >;
 
+// The ad-read set writes one encoding of its rows to both tables.
+if (TABLES.sponsor_ad_reads.join() !== TABLES.ad_reads.join()) {
+  throw new Error('sponsor_ad_reads must have the columns of ad_reads, in their order');
+}
+
 /** Each table's sorting key. */
 export const SORTING_KEYS = Object.fromEntries(TABLE_NAMES.map((t) => [t, shapeOf(t).sortingKey])) as Record<
   TableName,
@@ -103,7 +111,7 @@ export const SET_TABLES = {
   transcript: ['transcript_lines', 'transcript_words'],
   segments: ['segments', 'segment_topics'],
   clips: ['clips'],
-  ad_reads: ['ad_reads'],
+  ad_reads: ['ad_reads', 'sponsor_ad_reads'],
 } as const satisfies Record<string, readonly TableName[]>;
 
 export type SetKind = keyof typeof SET_TABLES;

@@ -7,8 +7,8 @@ import type { Window } from './time-buckets.ts';
  * over the episodes published in a window. A topic's mentions are the mention lines outside ad
  * reads that fall inside its segments (a line counts once per entity, as in the mention reads);
  * its entity categories are those of the entities those lines name. Counts come from the topic
- * rollup (`topic_episodes`, rollups.ts), the breakdown of one topic from its segments and the
- * episodes' mention lines outside ads (`episode_mention_lines`), both read by key.
+ * rollup (`topic_episode_entities`, rollups.ts: one row per topic and episode with its counts and
+ * its entities' lines), a range of the topic's rows by publication time.
  */
 export interface TopicFilter {
   podcastId?: ScopeId;
@@ -29,7 +29,7 @@ export class TopicQueries {
   constructor(private readonly store: AnalyticsStore) {}
 
   /**
-   * Conditions on the topic rollup (`topic_episodes`, one row per topic and episode, with the
+   * Conditions on the topic rollup (`topic_episode_entities`, one row per topic and episode, with the
    * episode's podcast and publication time) for the filter (binds its parameters).
    */
   private where(params: QueryParams, f: TopicFilter): string[] {
@@ -54,7 +54,7 @@ export class TopicQueries {
     const rows = await this.store.query<TopicCounts>(
       `SELECT toString(topic) AS topic, count() AS episode_count, uniqExact(podcast_id) AS podcast_count,
          sum(segments) AS segment_count, sum(lines) AS mention_count
-       FROM topic_episodes FINAL WHERE ${where.join(' AND ')}
+       FROM topic_episode_entities FINAL WHERE ${where.join(' AND ')}
        GROUP BY topic`,
       params,
     );
@@ -78,70 +78,46 @@ export class TopicQueries {
 
   /**
    * Inside one topic's segments: mention lines per entity (most first, at most `limit`) and per
-   * entity category, and episodes per podcast (most first, at most `limit`). The topic's episodes
-   * come from its rollup rows; their segments and mention lines are then read by key.
+   * entity category, and episodes per podcast (most first, at most `limit`). Both read the topic's
+   * range of `topic_episode_entities` for the window (one row per episode on the topic, with its
+   * entities' lines inside the segments), so the cost follows the window, not the corpus.
    */
   async breakdown(f: TopicFilter, topic: string, limit: number) {
-    const params: QueryParams = { topic };
-    const where = [...this.where(params, f), 'topic = {topic:String}'];
-    const episodes = await this.store.query<{ episode_id: string; podcast_id: string }>(
-      `SELECT episode_id, toString(podcast_id) AS podcast_id FROM topic_episodes FINAL WHERE ${where.join(' AND ')}`,
-      params,
-    );
-    const perPodcast = new Map<string, number>();
-    for (const e of episodes) perPodcast.set(e.podcast_id, (perPodcast.get(e.podcast_id) ?? 0) + 1);
-    const podcasts = [...perPodcast]
-      .map(([podcast_id, episode_count]) => ({ podcast_id, episode_count }))
-      .sort((a, b) => b.episode_count - a.episode_count || byteOrder(a.podcast_id, b.podcast_id))
-      .slice(0, limit);
-    if (episodes.length === 0) return { entities: [], categories: [], podcasts };
-    // Lines outside ads inside the topic's segments, per entity, with the entity's category.
-    const rows = await this.store.query<{
-      entity_id: string;
-      mention_count: number;
-      slug: string;
-      name: string;
-      known: number;
-    }>(
-      `SELECT l.entity_id AS entity_id, l.n AS mention_count, toString(x.category_slug) AS slug,
-         x.category_name AS name, x.id != '' AS known
-       FROM (
-         SELECT entity_id, count() AS n
-         FROM (SELECT t.first_line AS first_line, t.last_line AS last_line, m.entity_ids AS entity_ids,
-                 m.line_numbers AS line_numbers
-               FROM (SELECT episode_id, first_line, last_line FROM segment_topics FINAL
-                     WHERE topic = {topic:String} AND episode_id IN {ids:Array(String)}) AS t
-               INNER JOIN (SELECT episode_id, entity_ids, line_numbers FROM episode_mention_lines FINAL
-                     WHERE episode_id IN {ids:Array(String)}) AS m
-                 ON m.episode_id = t.episode_id)
-         ARRAY JOIN entity_ids AS entity_id, line_numbers AS line_number
-         WHERE line_number >= first_line AND line_number <= last_line
-         GROUP BY entity_id) AS l
-       LEFT JOIN (SELECT id, category_slug, category_name FROM entities FINAL) AS x ON x.id = l.entity_id`,
-      { topic, ids: episodes.map((e) => e.episode_id) },
-    );
-    const counted = rows.map((r) => ({ ...r, mention_count: Number(r.mention_count) }));
-    const entities = [...counted]
-      .sort((a, b) => b.mention_count - a.mention_count || byteOrder(a.entity_id, b.entity_id))
-      .slice(0, limit)
-      .map((r) => ({ entity_id: r.entity_id, mention_count: r.mention_count }));
-    const perCategory = new Map<string, { slug: string; name: string; mention_count: number }>();
-    for (const r of counted) {
-      if (Number(r.known) !== 1) continue;
-      const c = perCategory.get(r.slug) ?? { slug: r.slug, name: r.name, mention_count: 0 };
-      c.mention_count += r.mention_count;
-      perCategory.set(r.slug, c);
-    }
-    const categories = [...perCategory.values()].sort(
-      (a, b) => b.mention_count - a.mention_count || byteOrder(a.slug, b.slug),
-    );
-    return { entities, categories, podcasts };
+    const params: QueryParams = { topic, limit };
+    const where = [...this.where(params, f), 'topic = {topic:String}'].join(' AND ');
+    // Lines outside ads inside the topic's segments, per entity.
+    const perEntity = `SELECT entity_id, sum(n) AS n
+       FROM topic_episode_entities FINAL ARRAY JOIN entity_ids AS entity_id, entity_lines AS n
+       WHERE ${where} GROUP BY entity_id`;
+    const [podcasts, entities, categories] = await Promise.all([
+      this.store.query<{ podcast_id: string; episode_count: number }>(
+        `SELECT toString(podcast_id) AS podcast_id, count() AS episode_count
+         FROM topic_episode_entities FINAL WHERE ${where}
+         GROUP BY podcast_id ORDER BY episode_count DESC, podcast_id ASC LIMIT {limit:UInt32}`,
+        params,
+      ),
+      this.store.query<{ entity_id: string; mention_count: number }>(
+        `SELECT entity_id, n AS mention_count FROM (${perEntity})
+         ORDER BY mention_count DESC, entity_id ASC LIMIT {limit:UInt32}`,
+        params,
+      ),
+      // Per category of the catalog's entities (those it does not know have none).
+      this.store.query<{ slug: string; name: string; mention_count: number }>(
+        `SELECT toString(x.category_slug) AS slug, any(x.category_name) AS name, sum(l.n) AS mention_count
+         FROM (${perEntity}) AS l
+         INNER JOIN (SELECT id, category_slug, category_name FROM entities FINAL) AS x ON x.id = l.entity_id
+         GROUP BY x.category_slug ORDER BY mention_count DESC, slug ASC`,
+        params,
+      ),
+    ]);
+    const counted = <T extends { mention_count: number }>(r: T) => ({
+      ...r,
+      mention_count: Number(r.mention_count),
+    });
+    return {
+      entities: entities.map(counted),
+      categories: categories.map(counted),
+      podcasts: podcasts.map((p) => ({ podcast_id: p.podcast_id, episode_count: Number(p.episode_count) })),
+    };
   }
-}
-
-/** Strings in byte order, as the store sorts them. */
-function byteOrder(a: string, b: string): number {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return Buffer.compare(x, y);
 }

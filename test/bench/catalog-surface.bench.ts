@@ -97,7 +97,7 @@ export const catalogSurfaceBench: Bench = {
         'ad_reads',
         'segment_topics',
         'rating_snapshots',
-        'topic_episodes',
+        'topic_episode_entities',
         'guest_totals',
         'sponsor_totals',
       ];
@@ -180,13 +180,23 @@ export const catalogSurfaceBench: Bench = {
           ],
         ];
         const ms = (v: number) => Math.round(v * 10) / 10;
+        // Rows the engine selected from tables (its own count, process-wide: the API and this
+        // bench share the engine, and nothing else runs meanwhile), per request.
+        const selectedRows = async () => {
+          const [row] = await store.query<{ n: number }>(
+            "SELECT sum(value) AS n FROM system.events WHERE event = 'SelectedRows'",
+          );
+          return Number(row?.n ?? 0);
+        };
         const results: BenchResult[] = [];
         for (const [label, urls] of reads) {
           progress(`measuring ${label}`);
           await latencies(urls.slice(0, WARMUP), key);
           const loadBefore = os.loadavg()[0]!;
+          const rowsBefore = await selectedRows();
           const lat = await latencies(urls, key);
-          const note = `p50 ${ms(percentile(lat, 50))} ms; load ${loadBefore.toFixed(1)} → ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`;
+          const rowsPerRequest = Math.round(((await selectedRows()) - rowsBefore) / urls.length);
+          const note = `p50 ${ms(percentile(lat, 50))} ms; ${rowsPerRequest.toLocaleString()} rows read per request; load ${loadBefore.toFixed(1)} → ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`;
           progress(`${label}: p95 ${ms(percentile(lat, 95))} ms, ${note}`);
           results.push({
             bench,
@@ -213,7 +223,9 @@ export const catalogSurfaceBench: Bench = {
       await state.close();
       await log.close();
       await registry.close();
-      tmp.remove();
+      // EARSHOT_BENCH_KEEP=1 leaves the stores for inspection (EXPLAIN, rows read per query).
+      if (process.env.EARSHOT_BENCH_KEEP === '1') progress(`kept ${tmp.dir}`);
+      else tmp.remove();
     }
   },
 };

@@ -6,6 +6,7 @@ import {
   compactAnalytics,
   migrateAnalytics,
 } from '../../projections/analytics/analytics-store.ts';
+import { PlacementQueries } from '../../projections/analytics/placement-queries.ts';
 import { Rollups } from '../../projections/analytics/rollups.ts';
 import { TABLES } from '../../projections/analytics/tables.ts';
 import { TopicQueries } from '../../projections/analytics/topic-queries.ts';
@@ -243,7 +244,16 @@ export function analyticsStoreContract(adapter: string, setup: () => Promise<Ana
       await store.insert(
         'episode_mention_lines',
         ['episode_id', 'entity_ids', 'line_numbers', 'version', 'is_deleted'],
-        [[id('e1'), ['a', 'b', 'a', 'c'], [2, 2, 25, 15], v, 0]],
+        [[id('e1'), [id('a'), id('b'), id('a'), id('c')], [2, 2, 25, 15], v, 0]],
+      );
+      // Two of the entities in the catalog, each in a category of its own (the third is unknown).
+      await store.insert(
+        'entities',
+        ['id', 'slug', 'kind', 'name', 'category_slug', 'category_name', 'version'],
+        [
+          [id('a'), id('a'), 'COMPANY', 'A', id('cat1'), 'One', 1],
+          [id('b'), id('b'), 'PERSON', 'B', id('cat2'), 'Two', 1],
+        ],
       );
       await store.insert(
         'episode_versions',
@@ -270,15 +280,15 @@ export function analyticsStoreContract(adapter: string, setup: () => Promise<Ana
         guest('e1', 'p1', day, 7),
         guest('e2', 'p2', day + 86_400_000, 3),
       ]);
-      const ad = (n: string, episode: string, podcast: string, at: number, promo = 0) => [
+      const ad = (n: string, episode: string, podcast: string, at: number, promo = 0, company = '') => [
         id(episode),
         id(n),
         id(podcast),
         at,
-        id('sponsor'),
-        'Sponsor',
-        '',
-        'host_read',
+        company || id('sponsor'),
+        company ? 'Company' : 'Sponsor',
+        company,
+        company ? 'pre_recorded' : 'host_read',
         promo,
         null,
         0,
@@ -288,17 +298,22 @@ export function analyticsStoreContract(adapter: string, setup: () => Promise<Ana
         4 * 1000 + 2,
         0,
       ];
-      await store.insert('ad_reads', TABLES.ad_reads, [
+      const ads = [
         ad('a1', 'e1', 'p1', day),
         ad('a2', 'e1', 'p1', day),
         ad('a3', 'e2', 'p2', day + 86_400_000),
         ad('a4', 'e2', 'p2', day + 86_400_000, 1),
-      ]);
+        // A company's ads: its sponsor key is its id.
+        ad('c1', 'e1', 'p1', day, 0, id('co')),
+        ad('c2', 'e2', 'p2', day + 86_400_000, 0, id('co')),
+      ];
+      await store.insert('ad_reads', TABLES.ad_reads, ads);
+      await store.insert('sponsor_ad_reads', TABLES.sponsor_ad_reads, ads);
       const rollups = new Rollups(store);
       for (let i = 0; i < 2; i++) {
         await rollups.topics([id('e1'), id('e2'), id('unknown')]);
         await rollups.guests([id('e1'), id('e2')], [id('person')]);
-        await rollups.sponsors();
+        await rollups.sponsors([id('sponsor'), id('co')]);
       }
       const topics = await new TopicQueries(store).topics(
         { window: { start: day, end: day + 2 * 86_400_000 } },
@@ -307,6 +322,24 @@ export function analyticsStoreContract(adapter: string, setup: () => Promise<Ana
       // e1: lines 2 (twice: entities a and b) and 25 in its segments, 15 between them
       expect(topics).toEqual([
         { topic: id('topic'), episode_count: 2, podcast_count: 2, segment_count: 3, mention_count: 3 },
+      ]);
+      // The same lines per entity, from the topic's range of topic_episode_entities.
+      const breakdown = await new TopicQueries(store).breakdown(
+        { window: { start: day, end: day + 2 * 86_400_000 } },
+        id('topic'),
+        10,
+      );
+      expect(breakdown.entities).toEqual([
+        { entity_id: id('a'), mention_count: 2 },
+        { entity_id: id('b'), mention_count: 1 },
+      ]);
+      expect(breakdown.categories).toEqual([
+        { slug: id('cat1'), name: 'One', mention_count: 2 },
+        { slug: id('cat2'), name: 'Two', mention_count: 1 },
+      ]);
+      expect(breakdown.podcasts).toEqual([
+        { podcast_id: id('p1'), episode_count: 1 },
+        { podcast_id: id('p2'), episode_count: 1 },
       ]);
       const [person] = await store.query<{ appearances: number; podcast_count: number; line_count: number }>(
         'SELECT appearances, podcast_count, line_count FROM guest_totals FINAL WHERE person_id = {p:String}',
@@ -318,6 +351,33 @@ export function analyticsStoreContract(adapter: string, setup: () => Promise<Ana
         { k: id('sponsor') },
       );
       expect(sponsor).toEqual({ ad_count: 3, episode_reach: 2, podcast_reach: 2 });
+      // One sponsor's figures and a company's placements, from their ranges of sponsor_ad_reads.
+      const placements = new PlacementQueries(store);
+      const one = await placements.sponsor(id('sponsor'));
+      expect(one?.row).toMatchObject({ ad_count: 3, episode_reach: 2, podcast_reach: 2 });
+      expect(one?.readTypes).toEqual({ host_read: 3, pre_recorded: 0 });
+      expect(one?.podcasts.map((p) => [p.podcast_id, p.ad_count, p.episode_count])).toEqual([
+        [id('p1'), 2, 1],
+        [id('p2'), 1, 1],
+      ]);
+      const ofCompany = await placements.placements({ companyId: id('co') }, 10);
+      expect(ofCompany.map((r) => [r.id, r.podcast_id, r.published_ms])).toEqual([
+        [id('c2'), id('p2'), day + 86_400_000],
+        [id('c1'), id('p1'), day],
+      ]);
+      expect(await placements.sponsorKey({ companyId: id('co') })).toBe(id('co'));
+      // A newer ad-read set of e2 without its ad: the marker names the sponsor, the totals drop it.
+      await store.insert(
+        'sponsor_ad_reads',
+        ['episode_id', 'id', 'published_at', 'sponsor_key', 'version', 'is_deleted'],
+        [[id('e2'), id('a3'), day + 86_400_000, id('sponsor'), 4 * 2000, 1]],
+      );
+      await rollups.sponsors([id('sponsor')]);
+      const [dropped] = await store.query<{ ad_count: number; podcast_reach: number }>(
+        'SELECT ad_count, podcast_reach FROM sponsor_totals FINAL WHERE sponsor_key = {k:String}',
+        { k: id('sponsor') },
+      );
+      expect(dropped).toEqual({ ad_count: 2, podcast_reach: 1 });
       // A newer speakers set without the person: the marker keeps naming them, the totals drop them.
       await store.insert(
         'guest_appearances',

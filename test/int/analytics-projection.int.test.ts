@@ -5,6 +5,7 @@ import type { ProcessorDefinition } from '../../processors/consumer-runner.ts';
 import { analyticsProjectors } from '../../projections/analytics/analytics-projectors.ts';
 import { type AnalyticsStore, migrateAnalytics } from '../../projections/analytics/analytics-store.ts';
 import { ChdbAnalyticsStore } from '../../projections/analytics/chdb-analytics-store.ts';
+import { sponsorKey } from '../../projections/analytics/episode-sets.ts';
 import { loadExample } from '../../schemas/avro-schemas.ts';
 import type { AdReads, EpisodePublished, MentionsDetected } from '../../schemas/generated/index.ts';
 import { TOPICS } from '../../schemas/topics.ts';
@@ -27,6 +28,7 @@ const TABLES = [
   'mention_lines',
   'entity_episodes',
   'ad_reads',
+  'sponsor_ad_reads',
   'chart_rows',
   'bias_evaluations',
   'episode_mention_lines',
@@ -36,7 +38,8 @@ const TABLES = [
 /** Rollups recomputed with a newer version each time: compared on their values. */
 const RECOMPUTED: Record<string, string> = {
   episode_dates: 'published_at, id, podcast_id',
-  topic_episodes: 'topic, published_at, episode_id, podcast_id, segments, lines',
+  topic_episode_entities:
+    'topic, published_at, episode_id, podcast_id, segments, lines, entity_ids, entity_lines',
   guest_totals:
     'person_id, appearances, podcast_count, line_count, first_appearance, last_appearance, last_episode_id, capacities, roles',
   sponsor_totals:
@@ -199,7 +202,7 @@ describe('analytics projection', () => {
     expect(n!.n).toBe(ads.ad_reads.length);
   });
 
-  it('keeps every rollup equal to what its rows give, after a replaced speaker set and a republished date', async () => {
+  it('keeps every rollup equal to what its rows give, after replaced speaker and ad-read sets and a republished date', async () => {
     const { speakers } = derivedEvents(corpus);
     // A newer identification of an episode without one of its guests.
     const original = speakers.find((x) => x.speakers.some((sp) => sp.person_id && sp.role !== 'HOST'))!;
@@ -209,6 +212,25 @@ describe('analytics projection', () => {
       identified_at: original.identified_at + 1000,
       speakers: original.speakers.filter((sp) => sp !== gone),
     };
+    // A newer ad-read set of an episode without the ads of one of its sponsors, alone in its batch:
+    // only the markers of the replaced rows name that sponsor, and it is counted again.
+    const adSet = corpus.adReads.find((x) => x.ad_reads.some((a) => !a.is_network_promo))!;
+    const first = adSet.ad_reads.find((a) => !a.is_network_promo)!;
+    const dropped = sponsorKey(first.company_id, first.sponsor_name);
+    const kept = adSet.ad_reads.filter((a) => sponsorKey(a.company_id, a.sponsor_name) !== dropped);
+    const droppedCount = async () =>
+      Number(
+        (
+          await store.query<{ n: number }>(
+            'SELECT ad_count AS n FROM sponsor_totals FINAL WHERE sponsor_key = {k:String}',
+            { k: dropped },
+          )
+        )[0]?.n ?? 0,
+      );
+    const before = await droppedCount();
+    await bb.producer.send(TOPICS.adReads, [{ key: adSet.episode_id, value: { ...adSet, ad_reads: kept } }]);
+    await runUntilCaughtUp(bb, projectors());
+    expect(await droppedCount()).toBe(before - (adSet.ad_reads.length - kept.length));
     await bb.producer.send(TOPICS.speakers, [{ key: newer.episode_id, value: newer }]);
     // An episode with topic segments, republished a day later.
     const withTopics = corpus.segments.find((x) => x.segments.some((g) => (g.topics ?? []).length > 0))!;
@@ -218,7 +240,7 @@ describe('analytics projection', () => {
     await runUntilCaughtUp(bb, projectors());
 
     const at = await store.query<{ ms: number }>(
-      'SELECT DISTINCT toUnixTimestamp64Milli(published_at) AS ms FROM topic_episodes FINAL WHERE episode_id = {e:String}',
+      'SELECT DISTINCT toUnixTimestamp64Milli(published_at) AS ms FROM topic_episode_entities FINAL WHERE episode_id = {e:String}',
       { e: episode.id },
     );
     expect(at.map((r) => Number(r.ms))).toEqual([moved.published_at]);
@@ -237,8 +259,8 @@ describe('analytics projection', () => {
         )
       ).map((e) => [e.id, e]),
     );
-    const lines = await store.query<{ episode_id: string; line_number: number }>(
-      'SELECT episode_id, line_number FROM mention_lines FINAL WHERE in_ad = 0',
+    const lines = await store.query<{ entity_id: string; episode_id: string; line_number: number }>(
+      'SELECT entity_id, episode_id, line_number FROM mention_lines FINAL WHERE in_ad = 0',
     );
     const segs = await store.query<{
       topic: string;
@@ -247,6 +269,8 @@ describe('analytics projection', () => {
       last_line: number;
     }>('SELECT toString(topic) AS topic, episode_id, first_line, last_line FROM segment_topics FINAL');
     const topics = new Map<string, string>();
+    // Per (topic, episode): the entities' lines inside its segments on the topic.
+    const topicEntities = new Map<string, Map<string, number>>();
     for (const g of segs) {
       const e = episodes.get(g.episode_id);
       if (!e) continue;
@@ -254,16 +278,30 @@ describe('analytics projection', () => {
       const [segments, n] = (topics.get(k) ?? '0|0').split('|').map(Number) as [number, number];
       const inside = lines.filter(
         (l) => l.episode_id === g.episode_id && l.line_number >= g.first_line && l.line_number <= g.last_line,
-      ).length;
-      topics.set(k, `${segments + 1}|${n + inside}|${e.podcast_id}|${Number(e.ms)}`);
+      );
+      topics.set(k, `${segments + 1}|${n + inside.length}|${e.podcast_id}|${Number(e.ms)}`);
+      const perEntity = topicEntities.get(k) ?? new Map<string, number>();
+      for (const l of inside) perEntity.set(l.entity_id, (perEntity.get(l.entity_id) ?? 0) + 1);
+      topicEntities.set(k, perEntity);
     }
     const gotTopics = await store.query<{ k: string; v: string }>(
       `SELECT concat(toString(topic), '|', episode_id) AS k,
          concat(toString(segments), '|', toString(lines), '|', toString(podcast_id), '|',
            toString(toUnixTimestamp64Milli(published_at))) AS v
-       FROM topic_episodes FINAL`,
+       FROM topic_episode_entities FINAL`,
     );
     expect(Object.fromEntries(gotTopics.map((r) => [r.k, r.v]))).toEqual(Object.fromEntries(topics));
+    const gotEntities = await store.query<{ k: string; entity_ids: string[]; entity_lines: number[] }>(
+      `SELECT concat(toString(topic), '|', episode_id) AS k, entity_ids, entity_lines
+       FROM topic_episode_entities FINAL`,
+    );
+    const sorted = (m: Map<string, number>) => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    expect(
+      Object.fromEntries(
+        gotEntities.map((r) => [r.k, r.entity_ids.map((id, i) => [id, Number(r.entity_lines[i])])]),
+      ),
+    ).toEqual(Object.fromEntries([...topicEntities].map(([k, m]) => [k, sorted(m)])));
+    expect([...topicEntities.values()].some((m) => m.size > 0)).toBe(true);
 
     // Guests: appearances, podcasts and lines per person over the identified speakers.
     const spoken = await store.query<{
@@ -320,7 +358,43 @@ describe('analytics projection', () => {
       ),
     ).toEqual(Object.fromEntries([...sponsors].map(([k, x]) => [k, [x.n, x.e.size, x.p.size]])));
     expect(sponsors.size).toBeGreaterThan(0);
+    // The copy sorted by sponsor holds the rows of ad_reads.
+    const copy = (table: string) =>
+      store.query(
+        `SELECT id, episode_id, toString(sponsor_key) AS k, toUnixTimestamp64Milli(published_at) AS ms, version
+         FROM ${table} FINAL ORDER BY id`,
+      );
+    expect(await copy('sponsor_ad_reads')).toEqual(await copy('ad_reads'));
     expect(guests.size).toBeGreaterThan(0);
     expect(topics.size).toBeGreaterThan(0);
+  });
+
+  it('gives the same rollups when the store is emptied and rebuilt from the log', async () => {
+    // Every record of the tests above — replaced sets, dates moved and moved back — again, in
+    // other batches, into an empty store (as `earshot projections rebuild analytics` empties it).
+    const rollups = async () => {
+      const out: Record<string, { rows: number; sum: string }> = {};
+      for (const [table, columns] of Object.entries(RECOMPUTED)) {
+        const [r] = await store.query<{ rows: number; sum: string }>(
+          `SELECT count() AS rows, toString(sum(cityHash64(${columns}))) AS sum FROM ${table} FINAL`,
+        );
+        out[table] = r!;
+      }
+      return out;
+    };
+    const before = await rollups();
+    expect(Object.values(before).every((r) => Number(r.rows) > 0)).toBe(true);
+    const tables = await store.query<{ name: string }>(
+      `SELECT name FROM system.tables WHERE database = currentDatabase() AND name != 'schema_migrations'
+         AND engine NOT IN ('View', 'MaterializedView')`,
+    );
+    for (const { name } of tables) await store.command(`TRUNCATE TABLE ${name}`);
+    expect((await rollups()).sponsor_totals!.rows).toBe(0);
+    for (const def of projectors()) {
+      for (const topic of def.inputs)
+        await replayGroup(bb.log, { topic: topic.name, group: def.groupId, fromOffset: 0 });
+    }
+    await runUntilCaughtUp(bb, projectors(), { maxBatchItems: 13 });
+    expect(await rollups()).toEqual(before);
   });
 });

@@ -259,8 +259,12 @@ describe('catalog surface: placements, sponsors, guests, episode timeseries', ()
       const windowed = directory((a) => a.published >= since).sort(
         (a, b) => b.ad_count - a.ad_count || b.podcast_reach - a.podcast_reach || cmp(a.key, b.key),
       );
-      const got2 = await all<{ id: string; ad_count: number }>(`/v1/sponsors?since=${iso(since)}&limit=100`);
-      expect(got2.map((s) => [s.id, s.ad_count])).toEqual(windowed.map((s) => [s.id, s.ad_count]));
+      const got2 = await all<{ id: string; ad_count: number; episode_reach: number; podcast_reach: number }>(
+        `/v1/sponsors?since=${iso(since)}&limit=100`,
+      );
+      expect(got2.map((s) => [s.id, s.ad_count, s.episode_reach, s.podcast_reach])).toEqual(
+        windowed.map((s) => [s.id, s.ad_count, s.episode_reach, s.podcast_reach]),
+      );
     });
 
     it('reads one sponsor by company slug, domain, ID or sp_ ID, with read types and podcasts', async () => {
@@ -279,6 +283,9 @@ describe('catalog surface: placements, sponsors, guests, episode timeseries', ()
           podcast_reach: company.podcast_reach,
           read_types: { host_read: hostRead, pre_recorded: company.ad_count - hostRead },
           company: { id: entity.id, slug: entity.slug },
+          episode_reach: company.episode_reach,
+          first_seen_at: iso(company.first),
+          last_seen_at: iso(company.last),
         });
         expect(
           Object.fromEntries(
@@ -540,6 +547,21 @@ describe('catalog surface: placements, sponsors, guests, episode timeseries', ()
           e.mention_count,
         ]),
       ).toEqual(top);
+      // Episodes on the topic per podcast, most first (then by podcast id).
+      const perPodcast = new Map<string, number>();
+      const podcastOf = new Map(fx.corpus.episodes.map((e) => [e.id, e.podcast_id]));
+      for (const e of t.episodes)
+        perPodcast.set(podcastOf.get(e)!, (perPodcast.get(podcastOf.get(e)!) ?? 0) + 1);
+      const topPodcasts = [...perPodcast.entries()]
+        .sort((a, b) => b[1] - a[1] || cmp(a[0], b[0]))
+        .slice(0, 10);
+      expect(topPodcasts.length).toBeGreaterThan(1);
+      expect(
+        (r.body.top_podcasts as { podcast: { id: string }; episode_count: number }[]).map((p) => [
+          p.podcast.id,
+          p.episode_count,
+        ]),
+      ).toEqual(topPodcasts);
       const missing = await get('/v1/topics/no-such-topic');
       expect(missing.status).toBe(404);
       expect(missing.body.error_code).toBe('not_found');

@@ -29,12 +29,20 @@ CREATE TABLE IF NOT EXISTS one (
   id String
 ) ENGINE = ReplacingMergeTree
 ORDER BY id;
+
+CREATE TABLE IF NOT EXISTS tuned (
+  k String,
+  at DateTime64(3, 'UTC')
+) ENGINE = ReplacingMergeTree
+ORDER BY (k, at)
+SETTINGS index_granularity = 1024;
 `,
     );
     fs.writeFileSync(path.join(tmp.dir, 'README.md'), 'not a migration');
     expect(Object.fromEntries(readTableShapes(tmp.dir))).toEqual({
       things: { columns: ['id', 'name', 'at', 'version'], sortingKey: ['at', 'id'] },
       one: { columns: ['id'], sortingKey: ['id'] },
+      tuned: { columns: ['k', 'at'], sortingKey: ['k', 'at'] },
     });
   });
 
