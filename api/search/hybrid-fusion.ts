@@ -42,7 +42,11 @@ export function fuseHybrid(
     (l) => l.id,
     undefined,
     (l) => l.rank,
-    (l, list) => (list === 1 ? 1 : meet && l.terms !== undefined ? queryCoverage(query, l.terms) : 0),
+    (l, list) => {
+      if (list === 1) return 1;
+      if (!meet) return 0;
+      return l.terms !== undefined ? queryCoverage(query, l.terms) : 1; // words unknown: full weight
+    },
   );
   if (query.phrases.length === 0) return fused.map(scored(0));
   // Keyword lines come first in the fusion, so a line both lists hold carries its terms.
