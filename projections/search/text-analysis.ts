@@ -27,7 +27,6 @@ const ACCENTS = /(?<=[\p{Script=Latin}\p{Script=Greek}]\p{M}*)\p{M}/gu;
 /** Arabic harakat, superscript alef and tatweel; Hebrew points and cantillation. */
 const VOWEL_POINTS = /[\u064B-\u065F\u0670\u0640\u0591-\u05BD\u05BF\u05C1\u05C2\u05C4\u05C5\u05C7]/gu;
 const WORDS = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[\p{L}\p{M}\p{N}]+/gu;
-const IDEOGRAPHIC = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 
 const LETTERS_TO_ASCII: Record<string, string> = {
   ß: 'ss',
@@ -56,8 +55,10 @@ export function normalizeText(text: string): string {
 export function analyze(text: string): string[] {
   const out: string[] = [];
   for (const m of normalizeText(text).matchAll(WORDS)) {
-    // A run that starts with a mark (a stray sign after punctuation) keeps only its letters.
-    const word = IDEOGRAPHIC.test(m[0]) ? m[0] : m[0].replace(/^\p{M}+/u, '');
+    // A run that starts with a mark (a stray sign after punctuation or a spacing accent such as
+    // ´, which NFKD turns into a space and a mark) keeps only what follows it: a word never
+    // starts with a mark.
+    const word = m[0].replace(/^\p{M}+/u, '');
     if (word.length > 0 && word.length <= MAX_TOKEN_LENGTH) out.push(word);
   }
   return out;

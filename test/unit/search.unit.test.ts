@@ -38,6 +38,12 @@ describe('keyword query parsing', () => {
     expect(analyze('Straße Ærø Łódź don’t')).toEqual(['strasse', 'aero', 'lodz', 'don', 't']);
     expect(analyze(`${'x'.repeat(41)} ok`)).toEqual(['ok']);
   });
+
+  it('never starts a word with a combining mark, before Chinese characters too', () => {
+    expect(analyze('´结db')).toEqual(['结db']);
+    expect(analyze('\u0301\u0301ж')).toEqual(['ж']);
+    expect(analyze('किसान')).toEqual(['किसान']);
+  });
 });
 
 describe('reciprocal rank fusion', () => {

@@ -271,10 +271,15 @@ export class LanceDbReads {
   async searchNames(query: NameQuery, limit: number): Promise<NameHit[]> {
     const words = query.words.flatMap((w) => analyze(w));
     if (words.length === 0 || query.kinds.length === 0) return [];
-    // The fuzzy prefix is the first letter; LanceDB counts it in UTF-8 bytes (and panics when
-    // the cut falls inside a letter), so it is given as that letter's byte length.
-    const prefixLength = (w: string) =>
-      w.length > 3 ? Buffer.byteLength(String.fromCodePoint(w.codePointAt(0)!)) : 0;
+    // The fuzzy prefix is the first letter. LanceDB counts it in UTF-8 bytes and applies it to
+    // every token its own tokenizer cuts the word into (it splits at some marks too), panicking
+    // when the cut falls inside a letter; so a prefix is given only when every letter of the
+    // word has the same byte length (any word of one script), and none otherwise.
+    const prefixLength = (w: string) => {
+      if (w.length <= 3) return 0;
+      const widths = new Set(Array.from(w, (c) => Buffer.byteLength(c)));
+      return widths.size === 1 ? [...widths][0]! : 0;
+    };
     const should: [Occur, FullTextQuery][] = words.map((w) => [
       Occur.Should,
       new MatchQuery(w, 'names', { fuzziness: fuzziness(w), prefixLength: prefixLength(w) }),
