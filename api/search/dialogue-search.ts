@@ -8,15 +8,12 @@ import type {
   SegmentLine,
   SegmentType,
 } from '../../projections/search/search-index.ts';
-import {
-  isEmptyKeywordQuery,
-  parseKeywordQuery,
-  queryCoverage,
-} from '../../projections/search/text-analysis.ts';
+import { isEmptyKeywordQuery, parseKeywordQuery } from '../../projections/search/text-analysis.ts';
 import { feedbackQuery, PRF_DOCS, PRF_POOL } from '../../projections/search/vectors.ts';
 import { type Cursors, Position } from '../pagination.ts';
 import { invalidParameter, ProblemError } from '../problem.ts';
 import { entityCompact } from '../views/catalog.ts';
+import { fuseHybrid, type RankedLine } from './hybrid-fusion.ts';
 import {
   entityKeys,
   placeFilter,
@@ -178,21 +175,12 @@ export async function dialogueSearch(
   return out;
 }
 
-/** A ranked line: a keyword hit, or one of the lines of a semantic passage (`rank`: the passage's). */
-type RankedLine = LineHit & { rank: number };
-
 /**
  * The line ranking dialogue search groups into segments: BM25 lines, the lines of vector-ranked
- * passages, or both fused by reciprocal rank (hybrid). Exported for the relevance evaluations,
+ * passages, or both fused (hybrid: fuseHybrid, hybrid-fusion.ts — reciprocal rank, a keyword line
+ * weighed by its coverage of the query and only when the two searches meet on semantic search's
+ * first page, lines holding every quoted phrase first). Exported for the relevance evaluations,
  * which score it line by line.
- *
- * In the fusion a keyword line counts by the share of the query's words it holds (weight / (60 +
- * rank), queryCoverage): BM25 ranks a line that shares one word of a five-word question first when
- * nothing shares more, and plain fusion then gave that line the place of the best semantic line.
- * Lines that hold the whole query (an exact phrase) count fully. On the generator's paraphrase
- * queries (no word in common with the lines they mean) hybrid line recall@10 went from 0.400 to
- * 0.807 (semantic alone 0.827), phrase queries kept 0.971, mixed queries 1.000; on real speech,
- * hybrid precision@5 0.353 → 0.363 (keyword 0.311, semantic 0.305).
  */
 export async function rankLines(
   services: SearchServices,
@@ -207,16 +195,7 @@ export async function rankLines(
   const keywordLines = kw?.map((h, i): RankedLine => ({ ...h, rank: i + 1 }));
   const semanticLines = sem && passageLines(repeatsLast(sem));
   if (keywordLines && semanticLines) {
-    // A keyword line counts by the share of the query's words it holds (above).
-    const keyword = q.keyword!;
-    const fused = reciprocalRankFusion(
-      [keywordLines, semanticLines],
-      (h) => h.id,
-      undefined,
-      (h) => h.rank,
-      (h, list) => (list === 0 && h.terms !== undefined ? queryCoverage(keyword, h.terms) : 1),
-    );
-    return { source: 'hybrid', ranked: fused.map((f) => ({ hit: f.item, score: f.score })) };
+    return { source: 'hybrid', ranked: fuseHybrid(q.keyword!, keywordLines, semanticLines) };
   }
   return {
     source: keywordLines ? 'keyword' : 'semantic',

@@ -107,6 +107,15 @@ export function queryCoverage(q: KeywordQuery, terms: string): number {
   return n / wanted.size;
 }
 
+/**
+ * Whether `terms` — a line's indexed words, space-separated — holds every quoted phrase of `q`
+ * as consecutive words (false when `q` quotes none).
+ */
+export function holdsPhrases(q: KeywordQuery, terms: string): boolean {
+  const padded = ` ${terms} `;
+  return q.phrases.length > 0 && q.phrases.every((p) => padded.includes(` ${p} `));
+}
+
 export function isEmptyKeywordQuery(q: KeywordQuery): boolean {
   return q.phrases.length === 0 && q.words.length === 0;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { passageLines, repeatsLast, windowsOf } from '../../api/search/dialogue-search.ts';
+import { AGREEMENT_PAGE, fuseHybrid, type RankedLine } from '../../api/search/hybrid-fusion.ts';
 import { refreshWait } from '../../projections/search/lancedb/lancedb-search-index.ts';
 import { matchName } from '../../projections/search/name-match.ts';
 import {
@@ -11,7 +12,12 @@ import {
 } from '../../projections/search/passages.ts';
 import { reciprocalRankFusion } from '../../projections/search/rrf.ts';
 import type { PassageHit, SegmentDoc } from '../../projections/search/search-index.ts';
-import { analyze, parseKeywordQuery, queryCoverage } from '../../projections/search/text-analysis.ts';
+import {
+  analyze,
+  holdsPhrases,
+  parseKeywordQuery,
+  queryCoverage,
+} from '../../projections/search/text-analysis.ts';
 import { feedbackQuery } from '../../projections/search/vectors.ts';
 
 describe('keyword query parsing', () => {
@@ -84,6 +90,57 @@ describe('hybrid keyword weights', () => {
       10,
     );
     expect(queryCoverage(q, '')).toBe(0);
+  });
+});
+
+describe('hybrid fusion', () => {
+  const line = (id: string, rank: number, terms?: string): RankedLine => ({
+    id,
+    segment_id: `seg-${id}`,
+    episode_id: 'ep',
+    number: rank,
+    published_at: 0,
+    score: 1 / rank,
+    rank,
+    ...(terms !== undefined ? { terms } : {}),
+  });
+  const semantic = (ids: string[]) => ids.map((id, i) => line(id, i + 1));
+  const order = (fused: { hit: RankedLine }[]) => fused.map((f) => f.hit.id);
+
+  it('ranks the lines holding every quoted phrase first, scores in rank order', () => {
+    const q = parseKeywordQuery('"opening weekend"');
+    expect(holdsPhrases(q, 'a record opening weekend for the film')).toBe(true);
+    expect(holdsPhrases(q, 'the weekend opening')).toBe(false);
+    const keyword = ['k1', 'k2', 'k3'].map((id, i) => line(id, i + 1, 'its opening weekend was huge'));
+    // Semantic search ranks lines about the cinema first, two phrase lines further down, not k2.
+    const fused = fuseHybrid(q, keyword, semantic(['s1', 's2', 's3', 'k3', 's4', 'k1']));
+    expect(order(fused).slice(0, 3)).toEqual(['k1', 'k3', 'k2']);
+    expect(order(fused).slice(3)).toEqual(['s1', 's2', 's3', 's4']);
+    const scores = fused.map((f) => f.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+  });
+
+  it('drops the keyword ranking when no line of semantic search’s first page is a keyword hit', () => {
+    const q = parseKeywordQuery('athlete moving to a new team');
+    // The keyword hits share "to a new" with the query; semantic search has two of them, low.
+    const keyword = ['h1', 'h2', 'h3'].map((id, i) =>
+      line(id, i + 1, 'the new head coach wants to play a high press'),
+    );
+    const sem = semantic([...Array.from({ length: AGREEMENT_PAGE }, (_, i) => `s${i + 1}`), 'h1', 'h2']);
+    const fused = order(fuseHybrid(q, keyword, sem));
+    expect(fused.slice(0, AGREEMENT_PAGE + 2)).toEqual(sem.map((l) => l.id));
+    expect(fused.at(-1)).toBe('h3');
+  });
+
+  it('counts keyword lines by their coverage once the two searches meet', () => {
+    const q = parseKeywordQuery('athlete moving to a new team');
+    const keyword = [line('h1', 1, 'the athlete is moving to a new team'), line('h2', 2, 'a new fab')];
+    // h1 is on semantic search's first page too: the searches meet, and the line holding the whole query rises.
+    const sem = semantic(['s1', 's2', 'h1', ...Array.from({ length: 20 }, (_, i) => `t${i}`), 'h2']);
+    const fused = order(fuseHybrid(q, keyword, sem));
+    expect(fused[0]).toBe('h1');
+    // h2 holds a third of the query: 1/3 of its first place plus its semantic place.
+    expect(fused.indexOf('h2')).toBeLessThan(fused.indexOf('t19'));
   });
 });
 

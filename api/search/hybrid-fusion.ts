@@ -1,0 +1,59 @@
+import { type Fused, reciprocalRankFusion } from '../../projections/search/rrf.ts';
+import type { KeywordQuery, LineHit } from '../../projections/search/search-index.ts';
+import { holdsPhrases, queryCoverage } from '../../projections/search/text-analysis.ts';
+
+/** A ranked line: a keyword hit, or one of the lines of a semantic passage (`rank`: the passage's). */
+export type RankedLine = LineHit & { rank: number };
+
+/**
+ * How many of semantic search's first lines the keyword hits must meet for the keyword ranking
+ * to count in hybrid: a first page.
+ */
+export const AGREEMENT_PAGE = 10;
+
+/**
+ * Hybrid line ranking: the keyword lines (BM25 order, each with its indexed words) and the
+ * semantic lines fused by reciprocal rank (score Σ weight / (60 + rank)), with three query-time
+ * rules, each of which the relevance evaluations showed fusion needs (docs/search.md → Endpoints):
+ *
+ * 1. **Coverage.** A keyword line weighs the share of the query's distinct words it holds
+ *    (queryCoverage): BM25 puts a line sharing one word of a five-word question first when
+ *    nothing shares more, and at full weight it took the place of the best semantic line.
+ * 2. **Agreement.** The keyword ranking counts only when the two searches meet: when at least one
+ *    of semantic search's first AGREEMENT_PAGE lines is among the keyword hits. When none is, the
+ *    keyword hits share words with the query but not its subject (a paraphrase meets "the new
+ *    head coach wants to play a high press" only on "to a new"); their weight is then 0, and the
+ *    lines semantic search also found no longer rise above the ones it ranked first. Keyword-only
+ *    lines still follow, after every semantic line.
+ * 3. **Quoted phrases first.** A line holding every quoted phrase of the keyword query ranks
+ *    before the lines that do not, in fused order among themselves: quotes are a requirement in
+ *    keyword search, and in hybrid a phrase match is not interleaved with lines that lack it. Its
+ *    score is 1 + its fused score (a fused score is below 0.04), so scores stay in rank order.
+ */
+export function fuseHybrid(
+  query: KeywordQuery,
+  keywordLines: readonly RankedLine[],
+  semanticLines: readonly RankedLine[],
+): { hit: RankedLine; score: number }[] {
+  const keywordIds = new Set(keywordLines.map((l) => l.id));
+  const meet = semanticLines.slice(0, AGREEMENT_PAGE).some((l) => keywordIds.has(l.id));
+  const fused = reciprocalRankFusion(
+    [keywordLines, semanticLines],
+    (l) => l.id,
+    undefined,
+    (l) => l.rank,
+    (l, list) => {
+      if (list === 1) return 1;
+      if (!meet) return 0;
+      return l.terms !== undefined ? queryCoverage(query, l.terms) : 1; // words unknown: full weight
+    },
+  );
+  if (query.phrases.length === 0) return fused.map(scored(0));
+  // Keyword lines come first in the fusion, so a line both lists hold carries its terms.
+  const holding = (f: Fused<RankedLine>) => f.item.terms !== undefined && holdsPhrases(query, f.item.terms);
+  return [...fused.filter(holding).map(scored(1)), ...fused.filter((f) => !holding(f)).map(scored(0))];
+}
+
+const scored =
+  (offset: number) =>
+  (f: Fused<RankedLine>): { hit: RankedLine; score: number } => ({ hit: f.item, score: offset + f.score });
