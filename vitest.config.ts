@@ -13,7 +13,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Fixtures made once per run before any file starts, which files read and never write (the
-    // dump of an empty PGlite cluster that in-memory state stores start from).
+    // migrated PGlite template that state stores and new data dirs start from).
     globalSetup: ['test/support/global-setup.ts'],
     // EARSHOT_TEST_CPU_LOG=<file>: one JSON line of CPU-seconds per test file (docs/testing.md).
     setupFiles: process.env['EARSHOT_TEST_CPU_LOG'] ? ['test/support/cpu-log.ts'] : [],

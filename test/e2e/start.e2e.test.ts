@@ -13,7 +13,11 @@ describe('earshot start', () => {
 
   it('comes up on an empty data dir, reports ready within 60 s, and stops cleanly on SIGTERM', async () => {
     const started = Date.now();
-    const svc = await spawnEarshot(['start'], { EARSHOT_DATA_DIR: tmp.dir, EARSHOT_DEMO: 'off' });
+    const svc = await spawnEarshot(
+      ['start'],
+      { EARSHOT_DATA_DIR: tmp.dir, EARSHOT_DEMO: 'off' },
+      { emptyDataDir: true },
+    );
     try {
       await waitFor(
         async () => {
@@ -38,11 +42,11 @@ describe('earshot start', () => {
   }, 90_000);
 
   it('refuses a bad configuration with a message naming the variable', async () => {
-    const svc = await spawnEarshot(['start'], {
-      EARSHOT_DATA_DIR: tmp.dir,
-      KAFKA_BROKERS: 'a b',
-      LOG_LEVEL: 'loud',
-    });
+    const svc = await spawnEarshot(
+      ['start'],
+      { EARSHOT_DATA_DIR: tmp.dir, KAFKA_BROKERS: 'a b', LOG_LEVEL: 'loud' },
+      { emptyDataDir: true },
+    );
     const exit = await svc.exited;
     expect(exit.code).toBe(2);
     expect(svc.output()).toContain('KAFKA_BROKERS');
@@ -65,12 +69,16 @@ describe('earshot start with the demo on a fresh data dir', () => {
   beforeAll(async () => {
     await fetchModel({ modelsDir: TEST_MODELS_DIR }); // the model cache the tests share
     started = Date.now();
-    svc = await spawnEarshot(['start'], {
-      EARSHOT_DATA_DIR: dir.dir,
-      EARSHOT_DEMO: 'on',
-      EARSHOT_MODELS_DIR: TEST_MODELS_DIR,
-      EARSHOT_BOOTSTRAP_API_KEY: key,
-    });
+    svc = await spawnEarshot(
+      ['start'],
+      {
+        EARSHOT_DATA_DIR: dir.dir,
+        EARSHOT_DEMO: 'on',
+        EARSHOT_MODELS_DIR: TEST_MODELS_DIR,
+        EARSHOT_BOOTSTRAP_API_KEY: key,
+      },
+      { emptyDataDir: true },
+    );
   }, 120_000);
 
   afterAll(async () => {
