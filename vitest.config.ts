@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { OWN_PROCESS_INT_FILES } from './test/support/own-process.ts';
 
 // Test tiers are chosen by file suffix. `npm test` runs unit, int and e2e (embedded engines,
 // offline); `npm run test:browser` drives the dashboard in Chromium; `npm run test:engines` runs
@@ -13,13 +14,28 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Fixtures made once per run before any file starts, which files read and never write (the
-    // dump of an empty PGlite cluster that in-memory state stores start from).
+    // migrated PGlite template that state stores and new data dirs start from).
     globalSetup: ['test/support/global-setup.ts'],
     // EARSHOT_TEST_CPU_LOG=<file>: one JSON line of CPU-seconds per test file (docs/testing.md).
     setupFiles: process.env['EARSHOT_TEST_CPU_LOG'] ? ['test/support/cpu-log.ts'] : [],
     projects: [
-      { extends: true, test: { name: 'unit', include: ['**/*.unit.test.ts'], exclude: ['node_modules/**'] } },
-      { extends: true, test: { name: 'int', include: ['**/*.int.test.ts'], exclude: ['node_modules/**'] } },
+      // Unit and integration files share their worker process with the files before them (modules
+      // loaded once per worker, not once per file), except the integration files that use chdb,
+      // a process singleton, which run each in a process of their own (test/support/own-process.ts).
+      {
+        extends: true,
+        test: { name: 'unit', include: ['**/*.unit.test.ts'], exclude: ['node_modules/**'], isolate: false },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'int',
+          include: ['**/*.int.test.ts'],
+          exclude: ['node_modules/**', ...OWN_PROCESS_INT_FILES],
+          isolate: false,
+        },
+      },
+      { extends: true, test: { name: 'int-chdb', include: OWN_PROCESS_INT_FILES } },
       // End-to-end files share the two workers with the integration files instead of running one
       // after another at the end, when one worker sat idle. Vitest queues them first (projects in
       // name order, longest or largest first within one), so the longest start at once.

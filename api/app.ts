@@ -81,7 +81,7 @@ import { type ENTITY_SEARCH_TYPES, searchEntities } from './search/name-search.t
 import type { SearchServices } from './search/search-services.ts';
 import { ArchiveBuilds } from './streams/archive-builds.ts';
 import { DEFAULT_STREAM_SETTINGS, type StreamSettings, Streams } from './streams/streams.ts';
-import { buildRequestValidator } from './validation.ts';
+import { buildRequestValidator, buildResponseSerializer } from './validation.ts';
 import type { AnalyticsRouteOptions } from './views/analytics.ts';
 import { EpisodeRecord } from './views/episodes.ts';
 
@@ -215,7 +215,12 @@ export function newFastify(logger: Logger, settings: Pick<ApiSettings, 'bodyLimi
     frameworkErrors: frameworkErrors(settings.docsUrl),
     clientErrorHandler: clientErrorHandler(settings.docsUrl),
     // Text parts coerced to their types, JSON bodies not; non-finite numbers refused everywhere.
-    schemaController: { compilersFactory: { buildValidator: buildRequestValidator } },
+    schemaController: {
+      compilersFactory: {
+        buildValidator: buildRequestValidator,
+        buildSerializer: buildResponseSerializer as never,
+      },
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 }
 

@@ -6,43 +6,69 @@ import { spawnEarshot } from '../support/service-process.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { firstQueries } from './scenarios/first-queries.ts';
+import { type PoisonService, poisonRecords } from './scenarios/poison-records.ts';
+
+/**
+ * A first start without the demo: an empty data dir (nothing seeded, the service creates every
+ * store), every role. The same service then takes the poison records
+ * (`scenarios/poison-records.ts`), whose last test stops it on SIGTERM and starts it again.
+ */
+describe('earshot start on an empty data dir, without the demo', () => {
+  const dir = tempDir();
+  const service: PoisonService = { key: 'esk_e2e_poison_records_key_0123456789', dataDir: dir.dir };
+  let started = 0;
+
+  beforeAll(async () => {
+    started = Date.now();
+    service.svc = await spawnEarshot(
+      ['start'],
+      {
+        EARSHOT_DATA_DIR: dir.dir,
+        EARSHOT_DEMO: 'off',
+        EARSHOT_BOOTSTRAP_API_KEY: service.key,
+        CONSUMER_BATCH_WAIT_MS: '50',
+      },
+      { emptyDataDir: true },
+    );
+  });
+
+  afterAll(async () => {
+    await service.svc?.stop('SIGKILL');
+    dir.remove();
+  });
+
+  it('comes up on an empty data dir and reports ready within 60 s (it stops cleanly on SIGTERM below)', async () => {
+    const svc = service.svc!;
+    await waitFor(
+      async () => {
+        const res = await fetch(`${svc.url}/readyz`).catch(() => undefined);
+        return res?.status === 200;
+      },
+      { timeoutMs: 60_000, stepMs: 200, what: '/readyz 200' },
+    );
+    expect(Date.now() - started).toBeLessThan(60_000);
+    const health = await fetch(`${svc.url}/healthz`);
+    expect(await health.json()).toEqual({ status: 'ok' });
+    const ready = (await (await fetch(`${svc.url}/readyz`)).json()) as {
+      checks: Record<string, { ok: boolean }>;
+    };
+    expect(ready.checks['event-log']?.ok).toBe(true);
+    expect(ready.checks['schema-registry']?.ok).toBe(true);
+  }, 90_000);
+
+  poisonRecords(service);
+});
 
 describe('earshot start', () => {
   const tmp = tempDir();
   afterAll(() => tmp.remove());
 
-  it('comes up on an empty data dir, reports ready within 60 s, and stops cleanly on SIGTERM', async () => {
-    const started = Date.now();
-    const svc = await spawnEarshot(['start'], { EARSHOT_DATA_DIR: tmp.dir, EARSHOT_DEMO: 'off' });
-    try {
-      await waitFor(
-        async () => {
-          const res = await fetch(`${svc.url}/readyz`).catch(() => undefined);
-          return res?.status === 200;
-        },
-        { timeoutMs: 60_000, stepMs: 200, what: '/readyz 200' },
-      );
-      expect(Date.now() - started).toBeLessThan(60_000);
-      const health = await fetch(`${svc.url}/healthz`);
-      expect(await health.json()).toEqual({ status: 'ok' });
-      const ready = (await (await fetch(`${svc.url}/readyz`)).json()) as {
-        checks: Record<string, { ok: boolean }>;
-      };
-      expect(ready.checks['event-log']?.ok).toBe(true);
-      expect(ready.checks['schema-registry']?.ok).toBe(true);
-    } finally {
-      const exit = await svc.stop('SIGTERM');
-      expect(exit.code, svc.output()).toBe(0);
-    }
-    expect(svc.output()).toContain('earshot stopped');
-  }, 90_000);
-
   it('refuses a bad configuration with a message naming the variable', async () => {
-    const svc = await spawnEarshot(['start'], {
-      EARSHOT_DATA_DIR: tmp.dir,
-      KAFKA_BROKERS: 'a b',
-      LOG_LEVEL: 'loud',
-    });
+    const svc = await spawnEarshot(
+      ['start'],
+      { EARSHOT_DATA_DIR: tmp.dir, KAFKA_BROKERS: 'a b', LOG_LEVEL: 'loud' },
+      { emptyDataDir: true },
+    );
     const exit = await svc.exited;
     expect(exit.code).toBe(2);
     expect(svc.output()).toContain('KAFKA_BROKERS');
@@ -65,12 +91,16 @@ describe('earshot start with the demo on a fresh data dir', () => {
   beforeAll(async () => {
     await fetchModel({ modelsDir: TEST_MODELS_DIR }); // the model cache the tests share
     started = Date.now();
-    svc = await spawnEarshot(['start'], {
-      EARSHOT_DATA_DIR: dir.dir,
-      EARSHOT_DEMO: 'on',
-      EARSHOT_MODELS_DIR: TEST_MODELS_DIR,
-      EARSHOT_BOOTSTRAP_API_KEY: key,
-    });
+    svc = await spawnEarshot(
+      ['start'],
+      {
+        EARSHOT_DATA_DIR: dir.dir,
+        EARSHOT_DEMO: 'on',
+        EARSHOT_MODELS_DIR: TEST_MODELS_DIR,
+        EARSHOT_BOOTSTRAP_API_KEY: key,
+      },
+      { emptyDataDir: true },
+    );
   }, 120_000);
 
   afterAll(async () => {

@@ -4,6 +4,7 @@ import { adminClient, adminSocketPath } from '../../infra/admin-socket.ts';
 import { loadConfig } from '../../infra/config.ts';
 import { silentLogger } from '../../infra/logger.ts';
 import { startService } from '../../infra/service.ts';
+import { seedStateDir } from '../support/state-template.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 /**
@@ -16,6 +17,8 @@ let dataDir: string;
 
 beforeAll(async () => {
   dataDir = path.join(tmp.dir, 'data');
+  // The migrated state store a service leaves, instead of initdb and every migration again.
+  seedStateDir(path.join(dataDir, 'state'));
   const config = loadConfig({}, {
     EARSHOT_DATA_DIR: dataDir,
     EARSHOT_ROLES: 'api',

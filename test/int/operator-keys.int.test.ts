@@ -8,8 +8,8 @@ import { silentLogger } from '../../infra/logger.ts';
 import { type OperatorActions, operatorActions, parseExpiresIn } from '../../infra/operator.ts';
 import { Accounts } from '../../projections/state/accounts.ts';
 import { migrate } from '../../projections/state/migrations.ts';
-import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
-import { memoryStateStore } from '../support/state.ts';
+import type { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
+import { diskStateStore, memoryStateStore } from '../support/state.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 const DAY = 86_400_000;
@@ -84,7 +84,7 @@ describe('operators mint keys with an expiry', () => {
       });
     beforeAll(async () => {
       // The store the CLI opens when no service runs (EARSHOT_DATA_DIR/state), with a project.
-      const state = new PgliteStateStore(path.join(tmp.dir, 'state'));
+      const state = diskStateStore(path.join(tmp.dir, 'state'));
       await migrate(state);
       const accounts = new Accounts(state);
       const org = await accounts.createOrganization({ name: 'Acme Audio', slug: 'acme' });

@@ -21,7 +21,6 @@ import { localFacilitator } from '../../infra/payments.ts';
 import { LanceDbSearchIndex } from '../../projections/search/lancedb/lancedb-search-index.ts';
 import { migrate } from '../../projections/state/migrations.ts';
 import { PaymentLedger, type PaymentRecord } from '../../projections/state/payments.ts';
-import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
 import { projectedCorpus } from '../support/analytics.ts';
 import { testApi } from '../support/api.ts';
 import {
@@ -43,6 +42,7 @@ import {
   x402Header,
   x402Signature,
 } from '../support/payer.ts';
+import { diskStateStore } from '../support/state.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 type Api = Awaited<ReturnType<typeof testApi>>;
@@ -671,7 +671,7 @@ describe('earshot payments list', () => {
 
   beforeAll(async () => {
     // The store the CLI opens when no service runs (EARSHOT_DATA_DIR/state).
-    const state = new PgliteStateStore(path.join(tmp.dir, 'state'));
+    const state = diskStateStore(path.join(tmp.dir, 'state'));
     await migrate(state);
     const ledger = new PaymentLedger(state);
     const base = {

@@ -3,7 +3,6 @@ import type { EmbeddingsPort } from '../../projections/embeddings/embeddings-por
 import { buildEpisodeDocs } from '../../projections/search/episode-documents.ts';
 import { LanceDbSearchIndex } from '../../projections/search/lancedb/lancedb-search-index.ts';
 import { VectorFiller } from '../../projections/search/search-vector-filler.ts';
-import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
 import { type Corpus, generateTestCorpus, produceCorpus } from '../support/corpus.ts';
 import {
   openTestEmbeddings,
@@ -11,6 +10,7 @@ import {
   type SearchEmbeddings,
   searchApi,
 } from '../support/search.ts';
+import { memoryStateStore } from '../support/state.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 // Fresh first: a vector filler pass over a backfill gives way, between embedding calls, to an
@@ -19,7 +19,7 @@ const tmp = tempDir('earshot-search-fresh-');
 let corpus: Corpus;
 let embeddings: SearchEmbeddings;
 let index: LanceDbSearchIndex;
-const state = new PgliteStateStore();
+const state = memoryStateStore();
 
 beforeAll(async () => {
   corpus = await generateTestCorpus({

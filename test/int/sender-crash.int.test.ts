@@ -15,6 +15,7 @@ import type { AlertMatched, DeliveryRequested } from '../../schemas/generated/in
 import { allTopicSpecs, TOPICS } from '../../schemas/topics.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { spawnEarshot } from '../support/service-process.ts';
+import { diskStateStore } from '../support/state.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -71,7 +72,7 @@ describe('webhook sender durability', () => {
     try {
       // The state the sender will find: a project, a webhook connection to the receiver, an
       // alert and its matches (the match read model alert management maintains).
-      const state = new PgliteStateStore(path.join(tmp.dir, 'state'));
+      const state = diskStateStore(path.join(tmp.dir, 'state'));
       await migrate(state);
       const accounts = new Accounts(state);
       await accounts.createOrganization({ id: 'org_crash', name: 'Crash Org', slug: 'crash' });

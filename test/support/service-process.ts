@@ -3,14 +3,29 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './free-port.ts';
+import { seedStateDir } from './state-template.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /**
  * Runs `earshot <args>` as a child process, as a user would, bound to 127.0.0.1. A variable given
  * as undefined is removed from the environment the child inherits.
+ *
+ * `earshot start` on a new `EARSHOT_DATA_DIR` with the embedded state store finds the migrated
+ * state store template there (test/support/state.ts), as on any later start, instead of paying
+ * for initdb and every migration; `emptyDataDir: true` leaves the data dir as given, for the
+ * tests of a user's first start.
  */
-export async function spawnEarshot(args: string[], env: Record<string, string | undefined>) {
+export async function spawnEarshot(
+  args: string[],
+  env: Record<string, string | undefined>,
+  options: { emptyDataDir?: boolean } = {},
+) {
+  const dataDir = env['EARSHOT_DATA_DIR'];
+  const embeddedState = !('DATABASE_URL' in env ? env['DATABASE_URL'] : process.env['DATABASE_URL']);
+  if (args[0] === 'start' && dataDir && embeddedState && !options.emptyDataDir) {
+    seedStateDir(path.join(dataDir, 'state'));
+  }
   const port = await freePort();
   const output: string[] = [];
   const child: ChildProcess = spawn(process.execPath, [path.join(root, 'bin/earshot.js'), ...args], {

@@ -1,47 +1,62 @@
 import fs from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
+import { migrate } from '../../projections/state/migrations.ts';
 import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
+import { COMPLETE, seedStateDir, template, templateDir } from './state-template.ts';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-/**
- * Where the dump of an empty PGlite cluster is kept, per PGlite version: every in-memory state
- * store of the tests starts from it rather than running initdb again (about 2 CPU-seconds each,
- * against 0.6 from the dump).
- */
-function clusterDumpFile(): string {
-  const { version } = JSON.parse(
-    fs.readFileSync(path.join(root, 'node_modules/@electric-sql/pglite/package.json'), 'utf8'),
-  ) as { version: string };
-  return path.join(process.env['EARSHOT_TEST_CACHE_DIR'] || tmpdir(), `earshot-test-pglite-${version}.tar`);
-}
-
-/** Writes the dump of an empty cluster once (vitest's global setup calls it before any file runs). */
-export async function ensureClusterDump(): Promise<void> {
-  const file = clusterDumpFile();
-  if (fs.existsSync(file)) return;
-  const db = new PGlite();
+/** Builds the template once (vitest's global setup calls it before any file runs). */
+export async function ensureStateTemplate(): Promise<void> {
+  const dir = templateDir();
+  if (fs.existsSync(path.join(dir, COMPLETE))) return;
+  const partial = `${dir}.${process.pid}`;
+  fs.rmSync(partial, { recursive: true, force: true });
+  fs.mkdirSync(partial, { recursive: true });
   try {
-    await db.query('SELECT 1');
-    const dump = await db.dumpDataDir('none');
-    const partial = `${file}.${process.pid}`;
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
-    fs.renameSync(partial, file);
-  } finally {
-    await db.close();
+    const store = new PgliteStateStore(path.join(partial, 'state'));
+    try {
+      await migrate(store);
+    } finally {
+      await store.close();
+    }
+    const db = new PGlite(path.join(partial, 'state'));
+    try {
+      // Open first: `dumpDataDir` on a PGlite that has not finished starting never settles.
+      await db.query('SELECT 1');
+      const dump = await db.dumpDataDir('none');
+      fs.writeFileSync(path.join(partial, 'state.tar'), Buffer.from(await dump.arrayBuffer()));
+    } finally {
+      await db.close();
+    }
+    fs.writeFileSync(path.join(partial, COMPLETE), '');
+    // An incomplete template (a run killed while writing it) is replaced; a complete one that
+    // another run finished meanwhile is kept, as its files may be read already.
+    if (!fs.existsSync(path.join(dir, COMPLETE))) fs.rmSync(dir, { recursive: true, force: true });
+    fs.renameSync(partial, dir);
+  } catch (err) {
+    fs.rmSync(partial, { recursive: true, force: true });
+    // Another run made it at the same moment.
+    if (fs.existsSync(path.join(dir, COMPLETE))) return;
+    throw err;
   }
 }
 
+/** The template's dump, read once per process (PGlite reads it and leaves it as it is). */
+let dump: Blob | undefined;
+
 /**
- * An in-memory state store, as `new PgliteStateStore()` makes, started from the empty cluster's
- * dump when there is one (migrations still run on it as on any new store).
+ * An in-memory state store, as `new PgliteStateStore()` makes, started from the migrated
+ * template when there is one (`migrate` finds nothing left to do on it).
  */
 export function memoryStateStore(): PgliteStateStore {
-  const file = clusterDumpFile();
-  if (!fs.existsSync(file)) return new PgliteStateStore();
-  return new PgliteStateStore(undefined, { from: new Blob([fs.readFileSync(file)]) });
+  const dir = template();
+  if (!dir) return new PgliteStateStore();
+  dump ??= new Blob([fs.readFileSync(path.join(dir, 'state.tar'))]);
+  return new PgliteStateStore(undefined, { from: dump });
+}
+
+/** An on-disk state store in `dir`, started from the migrated template when the dir is new. */
+export function diskStateStore(dir: string): PgliteStateStore {
+  seedStateDir(dir);
+  return new PgliteStateStore(dir);
 }

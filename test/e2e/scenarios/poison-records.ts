@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Backbone, openBackbone } from '../../infra/composition.ts';
-import { loadConfig } from '../../infra/config.ts';
-import { silentLogger } from '../../infra/logger.ts';
-import { showDeadLetters } from '../../processors/dead-letters.ts';
-import { loadExample } from '../../schemas/avro-schemas.ts';
+import { type Backbone, openBackbone } from '../../../infra/composition.ts';
+import { loadConfig } from '../../../infra/config.ts';
+import { silentLogger } from '../../../infra/logger.ts';
+import { showDeadLetters } from '../../../processors/dead-letters.ts';
+import { loadExample } from '../../../schemas/avro-schemas.ts';
 import type {
   AlertMatched,
   DeliveryRequested,
@@ -13,15 +13,15 @@ import type {
   Publisher,
   SpeakersIdentified,
   Transcript,
-} from '../../schemas/generated/index.ts';
-import { TOPICS, type TopicSpec } from '../../schemas/topics.ts';
-import { spawnEarshot } from '../support/service-process.ts';
-import { tempDir } from '../support/temp-dir.ts';
-import { waitFor } from '../support/wait-for.ts';
+} from '../../../schemas/generated/index.ts';
+import { TOPICS, type TopicSpec } from '../../../schemas/topics.ts';
+import { spawnEarshot } from '../../support/service-process.ts';
+import { waitFor } from '../../support/wait-for.ts';
 
 /**
  * Poison records, one topic family at a time, on the running service (every role, embedded
- * engines): records a step cannot process reach the log by another way than the validated ingest
+ * engines, no demo; started by `start.e2e.test.ts` on an empty data dir, whose start checks run
+ * on the same service): records a step cannot process reach the log by another way than the validated ingest
  * paths (a producer of its own, an older version). Each family gets
  * - bytes no step can decode: every consumer of the topic dead-letters them (step decode);
  * - a record the store behind a step refuses for good: a NUL (U+0000) in a string, refused by
@@ -30,7 +30,6 @@ import { waitFor } from '../support/wait-for.ts';
  * poison, /readyz stays 200 (and counts the dead letters), and SIGTERM finishes within 5 s.
  * A restart on the same data dir is ready again and dead-letters nothing twice.
  */
-const KEY = 'esk_e2e_poison_records_key_0123456789';
 const ex = <T>(name: Parameters<typeof loadExample>[0]) => structuredClone(loadExample(name)) as T;
 const NUL = 'poison \u0000 text';
 
@@ -107,9 +106,28 @@ interface Expected {
   step: 'decode' | 'write';
 }
 
-describe('poison records on the running service', () => {
-  const dir = tempDir();
-  let svc: Awaited<ReturnType<typeof spawnEarshot>>;
+type Service = Awaited<ReturnType<typeof spawnEarshot>>;
+
+/**
+ * The service the scenario runs on: started without the demo, with `EARSHOT_BOOTSTRAP_API_KEY`
+ * = `key` and `CONSUMER_BATCH_WAIT_MS=50`. The scenario's last test stops it and starts it
+ * again (`svc` is then the new process, which the caller stops).
+ */
+export interface PoisonService {
+  /** Set by the caller's `beforeAll` (and by the restart). */
+  svc?: Service;
+  key: string;
+  dataDir: string;
+}
+
+/** Declares the suite; its hooks run when it is reached, after the tests declared before it. */
+export function poisonRecords(service: PoisonService): void {
+  describe('poison records on the running service', () => suite(service));
+}
+
+function suite(service: PoisonService): void {
+  let svc: Service;
+  let KEY: string;
   let bb: Backbone;
   const expected: Expected[] = [];
   const get = (path: string) => fetch(`${svc.url}${path}`, { headers: { 'x-api-key': KEY } });
@@ -143,24 +161,21 @@ describe('poison records on the running service', () => {
   }
 
   beforeAll(async () => {
-    svc = await spawnEarshot(['start'], {
-      EARSHOT_DATA_DIR: dir.dir,
-      EARSHOT_DEMO: 'off',
-      EARSHOT_BOOTSTRAP_API_KEY: KEY,
-      CONSUMER_BATCH_WAIT_MS: '50',
-    });
+    svc = service.svc!;
+    KEY = service.key;
     await waitFor(async () => (await fetch(`${svc.url}/readyz`).catch(() => undefined))?.status === 200, {
       what: '/readyz 200',
       timeoutMs: 90_000,
       stepMs: 250,
     });
-    bb = await openBackbone(loadConfig({ ...process.env, EARSHOT_DATA_DIR: dir.dir }), silentLogger());
+    bb = await openBackbone(
+      loadConfig({ ...process.env, EARSHOT_DATA_DIR: service.dataDir }),
+      silentLogger(),
+    );
   }, 120_000);
 
   afterAll(async () => {
     await bb?.close();
-    await svc?.stop('SIGKILL');
-    dir.remove();
   });
 
   it('catalog: the podcast after a poison one is projected', async () => {
@@ -316,7 +331,7 @@ describe('poison records on the running service', () => {
     expect(metrics).toMatch(/earshot_dead_letters_total\{step="catalog-projector",stage="decode"\} [1-9]/);
   });
 
-  it('stops within 5 s on SIGTERM, and a restart is ready again without setting anything aside twice', async () => {
+  it('stops cleanly within 5 s on SIGTERM, and a restart is ready again without setting anything aside twice', async () => {
     const counts = async () =>
       (await bb.eventLog.listTopics())
         .filter((t) => t.name.endsWith('.dlq'))
@@ -325,13 +340,15 @@ describe('poison records on the running service', () => {
     const stopping = Date.now();
     const exit = await svc.stop('SIGTERM');
     expect(Date.now() - stopping, svc.output().slice(-2000)).toBeLessThan(5_000);
-    expect(exit.code).toBe(0);
+    expect(exit.code, svc.output().slice(-2000)).toBe(0);
+    expect(svc.output()).toContain('earshot stopped');
 
     svc = await spawnEarshot(['start'], {
-      EARSHOT_DATA_DIR: dir.dir,
+      EARSHOT_DATA_DIR: service.dataDir,
       EARSHOT_DEMO: 'off',
       EARSHOT_BOOTSTRAP_API_KEY: KEY,
     });
+    service.svc = svc;
     await waitFor(async () => (await fetch(`${svc.url}/readyz`).catch(() => undefined))?.status === 200, {
       what: '/readyz 200 after a restart',
       timeoutMs: 90_000,
@@ -343,4 +360,4 @@ describe('poison records on the running service', () => {
     expect((await svc.stop('SIGTERM')).code).toBe(0);
     expect(Date.now() - stopping2).toBeLessThan(5_000);
   }, 150_000);
-});
+}
