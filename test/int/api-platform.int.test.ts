@@ -81,7 +81,7 @@ describe('API platform', () => {
       expect(body.errors[0]!.location).toBe('header.authorization');
     });
 
-    it('stops accepting a key once it is revoked', async () => {
+    it('refuses a key revoked in this process from the next request on, cached or not', async () => {
       const { key, record } = await api.accounts.createApiKey({
         projectId: api.projects.team!,
         name: 'to revoke',
@@ -89,14 +89,15 @@ describe('API platform', () => {
       expect(
         (await app.inject({ method: 'GET', url: projectsUrl(), headers: { 'x-api-key': key } })).statusCode,
       ).toBe(200);
+      // The key is now in the verified-key cache; a revocation here drops it at once, without
+      // waiting out the cache's few seconds.
       await api.accounts.revokeApiKey(record.id);
-      await new Promise((r) => setTimeout(r, 5100));
       expectProblem(
         await app.inject({ method: 'GET', url: projectsUrl(), headers: { 'x-api-key': key } }),
         401,
         'invalid_api_key',
       );
-    }, 15_000);
+    });
 
     it('never lets a key mint, roll or revoke keys', async () => {
       const key = api.keys.enterprise!;
