@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { clusterDown, clusterStatus, clusterUp } from '../../infra/cluster.ts';
 import { streamCatalog, streamEpisode } from '../support/cluster-stream.ts';
-import { freePort } from '../support/free-port.ts';
+import { freePortRange } from '../support/free-port.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import type { Bench, BenchResult } from './bench.ts';
 
@@ -32,7 +32,7 @@ async function once(instances: number, progress: (m: string) => void) {
         projectors: instances,
         senders: instances,
       },
-      basePort: await freePort(),
+      basePort: await freePortRange(1 + 2 * instances),
       env: {
         DATABASE_URL: db.url,
         EARSHOT_TOPIC_PREFIX: `bc${run}.`,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadExample } from '../../schemas/avro-schemas.ts';
-import { freePort } from '../support/free-port.ts';
+import { freePortRange } from '../support/free-port.ts';
 import { spawnEarshot } from '../support/service-process.ts';
 import { sseClient } from '../support/sse-client.ts';
 import { tempDir } from '../support/temp-dir.ts';
@@ -77,7 +77,8 @@ describe('live episode stream across kill -9', () => {
   }
 
   it('delivers ingested episodes, and after kill -9 and a restart resumes from Last-Event-ID with no gap and no duplicate', async () => {
-    const port = await freePort();
+    // Below the ephemeral range: after the kill, no outgoing connection can take it meanwhile.
+    const port = await freePortRange();
     let svc = await start(port);
     const url = urlOf(port);
     const client = sseClient(`${url}/v1/podcasts/episodes/stream`, key);

@@ -12,7 +12,7 @@ import {
 import { IngestState } from '../../ingest/loader/ingest-state.ts';
 import { ClickHouseAnalyticsStore } from '../../projections/analytics/clickhouse-analytics-store.ts';
 import { streamCatalog, streamEpisode } from '../support/cluster-stream.ts';
-import { freePort } from '../support/free-port.ts';
+import { freePortRange } from '../support/free-port.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -67,7 +67,7 @@ describe.skipIf(Boolean(reason))('a local cluster, two instances of each role, u
     state = await clusterUp({
       dir: tmp.dir,
       counts: { api: 2, ingest: 2, processors: 2, projectors: 2, senders: 2, mcp: 2 },
-      basePort: await freePort(),
+      basePort: await freePortRange(7),
       env: {
         DATABASE_URL: db.url,
         EARSHOT_TOPIC_PREFIX: prefix,
