@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { OutboundGuard } from '../../processors/alerts/delivery/outbound/outbound-guard.ts';
 import { OutboundHttp } from '../../processors/alerts/delivery/outbound/outbound-http.ts';
 import {
@@ -51,6 +51,7 @@ const answer = (content: string) => ({
 describe('chat summarizer circuit breaker', () => {
   let llm: Receiver | undefined;
   afterEach(async () => {
+    vi.useRealTimers();
     await llm?.close();
   });
 
@@ -81,7 +82,8 @@ describe('chat summarizer circuit breaker', () => {
     expect(llm.received).toHaveLength(4);
     // After the cool-down one trial goes through; the model answers now, which closes the breaker.
     llm.respond(() => answer('Dana says Apple shares barely moved.'));
-    await new Promise((r) => setTimeout(r, 1_600));
+    // The cool-down passes on the clock the breaker reads (Date), not in a wait.
+    vi.setSystemTime(Date.now() + 1_600);
     await expect(chat.summarize(match)).resolves.toBe('Dana says Apple shares barely moved.');
     await expect(chat.summarize(match)).resolves.toBe('Dana says Apple shares barely moved.');
     expect(llm.received).toHaveLength(6);
@@ -93,7 +95,7 @@ describe('chat summarizer circuit breaker', () => {
     await chat.summarize(match).catch(() => undefined);
     await chat.summarize(match).catch(() => undefined);
     expect(llm.received).toHaveLength(4);
-    await new Promise((r) => setTimeout(r, 900));
+    vi.setSystemTime(Date.now() + 900);
     llm.respond(() => 'hang');
     // Two summaries at once past the cool-down: one is the trial, the other is skipped.
     const results = await Promise.allSettled([chat.summarize(match), chat.summarize(match)]);
