@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../infra/config.ts';
@@ -28,6 +29,12 @@ import { type Bench, type BenchResult, percentile } from './bench.ts';
  * rating snapshots (ratings) — projected by the real projectors on the embedded engines, compacted
  * and settled, then each read requested 200 times over HTTP, one at a time, after 20 warm-up
  * requests. Only these reads: the analytics bench measures projection and the mention reads.
+ *
+ * `EARSHOT_BENCH_SURFACE_DIR` keeps the prepared corpus in that directory and, on the next run with
+ * the same directory and size, measures the reads again without preparing it (a 10M corpus takes
+ * most of an hour to prepare on two cores). The corpus is dated relative to the time it was
+ * prepared, the reads' default windows to the time of the run; delete the directory after a
+ * change to the projections or the synthetic corpus.
  */
 const DAY = 86_400_000;
 const SAMPLES = 200;
@@ -39,7 +46,19 @@ export const catalogSurfaceBench: Bench = {
     'catalog-surface list reads (topics, guests, ratings, sponsors, placements, episode timeseries)',
   async run(progress) {
     const bench = 'catalog-surface (chdb)';
-    const tmp = tempDir('earshot-bench-surface-');
+    const mentionRows = Number(process.env.EARSHOT_BENCH_MENTION_ROWS ?? 10_000_000);
+    const keptDir = process.env.EARSHOT_BENCH_SURFACE_DIR;
+    const tmp = keptDir ? { dir: keptDir, remove: () => {} } : tempDir('earshot-bench-surface-');
+    fs.mkdirSync(tmp.dir, { recursive: true });
+    const marker = path.join(tmp.dir, 'prepared.json');
+    const prepared = fs.existsSync(marker)
+      ? (JSON.parse(fs.readFileSync(marker, 'utf8')) as { mentionRows: number; now: number; seconds: number })
+      : undefined;
+    if (prepared && prepared.mentionRows !== mentionRows) {
+      throw new Error(
+        `${tmp.dir} holds a corpus of ${prepared.mentionRows} mention lines, not ${mentionRows}: use another EARSHOT_BENCH_SURFACE_DIR`,
+      );
+    }
     const log = new LmdbEventLog(path.join(tmp.dir, 'log'));
     const registry = new LmdbSchemaRegistry(path.join(tmp.dir, 'registry'));
     const codec = new AvroCodec(registry);
@@ -52,9 +71,36 @@ export const catalogSurfaceBench: Bench = {
     try {
       await migrateAnalytics(store);
       await migrate(state);
-      const now = Date.now();
+      const prepare = async (o: SynthOptions) => {
+        const produced = await produceAll(producer, o, progress);
+        progress(`produced ${JSON.stringify(produced)}`);
+        const catalog = new CatalogReader(state);
+        const projectors = analyticsProjectors(store, {
+          compact: false,
+          batchItems: loadConfig().env.EARSHOT_ANALYTICS_BATCH_SIZE,
+        }) as ProcessorDefinition<unknown, unknown>[];
+        const needed = new Set([
+          'analytics-catalog',
+          'analytics-episode-parts',
+          'analytics-charts',
+          'analytics-mentions',
+        ]);
+        const stateCatalog = {
+          ...catalogProjector(state, () => catalog.invalidate()),
+          inputs: [TOPICS.publishers, TOPICS.podcasts, TOPICS.entities, TOPICS.episodes],
+        } as ProcessorDefinition<unknown, unknown>;
+        progress('projecting the catalog, episodes, mentions, speakers, ad reads, segments and ratings');
+        const projectSeconds = await runToEnd(log, producer, [
+          stateCatalog,
+          ...projectors.filter((d) => needed.has(d.name)),
+        ]);
+        progress(`projected in ${projectSeconds.toFixed(0)} s; compacting`);
+        await compactAnalytics(store);
+        await settle(store);
+      };
+      const now = prepared?.now ?? Date.now();
       const o: SynthOptions = {
-        mentionRows: Number(process.env.EARSHOT_BENCH_MENTION_ROWS ?? 10_000_000),
+        mentionRows,
         podcasts: 3000,
         publishers: 150,
         entities: 30_000,
@@ -63,31 +109,15 @@ export const catalogSurfaceBench: Bench = {
         now,
       };
       const started = performance.now();
-      const produced = await produceAll(producer, o, progress);
-      progress(`produced ${JSON.stringify(produced)}`);
-      const catalog = new CatalogReader(state);
-      const projectors = analyticsProjectors(store, {
-        compact: false,
-        batchItems: loadConfig().env.EARSHOT_ANALYTICS_BATCH_SIZE,
-      }) as ProcessorDefinition<unknown, unknown>[];
-      const needed = new Set([
-        'analytics-catalog',
-        'analytics-episode-parts',
-        'analytics-charts',
-        'analytics-mentions',
-      ]);
-      const stateCatalog = {
-        ...catalogProjector(state, () => catalog.invalidate()),
-        inputs: [TOPICS.publishers, TOPICS.podcasts, TOPICS.entities, TOPICS.episodes],
-      } as ProcessorDefinition<unknown, unknown>;
-      progress('projecting the catalog, episodes, mentions, speakers, ad reads, segments and ratings');
-      const projectSeconds = await runToEnd(log, producer, [
-        stateCatalog,
-        ...projectors.filter((d) => needed.has(d.name)),
-      ]);
-      progress(`projected in ${projectSeconds.toFixed(0)} s; compacting`);
-      await compactAnalytics(store);
-      await settle(store);
+      if (prepared) {
+        progress(
+          `reusing the corpus prepared ${new Date(now).toISOString()} in ${prepared.seconds} s (${tmp.dir})`,
+        );
+      } else {
+        await prepare(o);
+        const seconds = Math.round((performance.now() - started) / 1000);
+        if (keptDir) fs.writeFileSync(marker, JSON.stringify({ mentionRows, now, seconds }));
+      }
       // Rows as the reads see them (FINAL): a completed ad read also leaves the deletion marker of
       // its factless first row, so a plain count() of ad_reads counts each ad twice.
       const tables = [
@@ -107,7 +137,9 @@ export const catalogSurfaceBench: Bench = {
       const corpus = Object.entries(counts!)
         .map(([k, v]) => `${Number(v).toLocaleString()} ${k.replaceAll('_', ' ')}`)
         .join(', ');
-      progress(`corpus: ${corpus}; prepared in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+      progress(
+        `corpus: ${corpus}; prepared in ${prepared?.seconds ?? ((performance.now() - started) / 1000).toFixed(0)} s`,
+      );
 
       const api = await testApi({ rateLimitPerMinute: 100_000_000 }, undefined, { state, analytics: store });
       const base = await api.app.listen({ port: 0, host: '127.0.0.1' });
