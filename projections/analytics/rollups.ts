@@ -7,7 +7,10 @@ import type { AnalyticsStore } from './analytics-store.ts';
  * - `episode_dates`: the catalog's episodes by publication time, for those a batch carried;
  * - `topic_episode_entities`: per (topic, episode), counts and the entities' lines inside the
  *   segments, for the episodes whose segments, mentions or catalog record a batch carried —
- *   whichever arrives last completes the row;
+ *   whichever arrives last completes the row; then its day rollups `topic_days` (per topic and
+ *   UTC day), `podcast_topic_days` (per podcast, topic and day) and `topic_podcasts` (per topic
+ *   and podcast, its days) for the keys those episodes had before and have now
+ *   (schemas/clickhouse/010_topic_days.sql);
  * - `guest_totals`: per person, for the people a batch's speaker sets name and those the same
  *   episodes named before (found through the deletion markers `guest_appearances` keeps, which
  *   carry the person in their key);
@@ -21,6 +24,13 @@ import type { AnalyticsStore } from './analytics-store.ts';
  * not from what the writer found new. Versions are microseconds of the clock, strictly increasing
  * in a process; recomputes of one store run one at a time, so a later one always wins.
  */
+/** A key of the topic day rollups: a podcast's topic on a UTC day (`YYYY-MM-DD`). */
+interface TopicDayKey {
+  podcast_id: string;
+  topic: string;
+  day: string;
+}
+
 export class Rollups {
   #last = 0;
   #queue: Promise<unknown> = Promise.resolve();
@@ -72,6 +82,8 @@ export class Rollups {
         )
       ).map((r) => r.episode_id);
       if (ids.length === 0) return;
+      // The (podcast, topic, day) keys these episodes had before: their day rollups change too.
+      const before = await this.topicDayKeys(ids);
       const v = this.version();
       await this.store.command(
         `INSERT INTO topic_episode_entities (topic, published_at, episode_id, version, is_deleted)
@@ -102,7 +114,83 @@ export class Rollups {
            GROUP BY t.topic, e.published_at, t.episode_id, e.podcast_id)`,
         { ids, v },
       );
+      await this.topicDays([...before, ...(await this.topicDayKeys(ids))], v);
     });
+  }
+
+  /** The (podcast, topic, UTC day) keys of these episodes' rows of `topic_episode_entities`. */
+  private async topicDayKeys(ids: readonly string[]): Promise<TopicDayKey[]> {
+    return this.store.query<TopicDayKey>(
+      `SELECT DISTINCT toString(podcast_id) AS podcast_id, toString(topic) AS topic,
+         toString(toDate(published_at)) AS day
+       FROM topic_episode_entities FINAL WHERE episode_id IN {ids:Array(String)}`,
+      { ids: [...ids] },
+    );
+  }
+
+  /**
+   * Recomputes the day rollups (`topic_days`, `podcast_topic_days`) of these keys from
+   * `topic_episode_entities` as it is now, then the keys' (topic, podcast) days (`topic_podcasts`)
+   * from `podcast_topic_days`: markers at `v` over what they held, new rows at v + 1. The sources
+   * are read by their sorting keys (topic and publication time; podcast).
+   */
+  private async topicDays(keys: readonly TopicDayKey[], v: number): Promise<void> {
+    if (keys.length === 0) return;
+    const topicDays = [...new Set(keys.map((k) => `${k.topic}|${k.day}`))];
+    const podcastDays = [...new Set(keys.map((k) => `${k.podcast_id}|${k.topic}|${k.day}`))];
+    await this.store.insert(
+      'topic_days',
+      ['topic', 'day', 'version', 'is_deleted'],
+      topicDays.map((k) => [...k.split('|'), v, 1]),
+    );
+    await this.store.insert(
+      'podcast_topic_days',
+      ['podcast_id', 'topic', 'day', 'version', 'is_deleted'],
+      podcastDays.map((k) => [...k.split('|'), v, 1]),
+    );
+    const days = keys.map((k) => k.day).sort();
+    const params = {
+      topics: [...new Set(keys.map((k) => k.topic))],
+      from: days[0]!,
+      to: days[days.length - 1]!,
+      topicDays,
+      podcastDays,
+      v,
+    };
+    const source = `FROM topic_episode_entities FINAL
+       WHERE topic IN {topics:Array(String)} AND published_at >= toDateTime64({from:Date}, 3, 'UTC')
+         AND published_at < toDateTime64({to:Date} + 1, 3, 'UTC')`;
+    await this.store.command(
+      `INSERT INTO topic_days (topic, day, episodes, segments, lines, version, is_deleted)
+       SELECT topic, toDate(published_at) AS day, count(), sum(segments), sum(lines), {v:UInt64} + 1, 0
+       ${source} AND concat(toString(topic), '|', toString(toDate(published_at))) IN {topicDays:Array(String)}
+       GROUP BY topic, day`,
+      params,
+    );
+    await this.store.command(
+      `INSERT INTO podcast_topic_days (podcast_id, day, topic, episodes, segments, lines, version, is_deleted)
+       SELECT podcast_id, toDate(published_at) AS day, topic, count(), sum(segments), sum(lines), {v:UInt64} + 1, 0
+       ${source}
+         AND concat(toString(podcast_id), '|', toString(topic), '|', toString(toDate(published_at)))
+           IN {podcastDays:Array(String)}
+       GROUP BY podcast_id, day, topic`,
+      params,
+    );
+    // Then each pair's days, from the podcast's range of podcast_topic_days as just written.
+    const pairs = [...new Set(keys.map((k) => `${k.podcast_id}|${k.topic}`))];
+    await this.store.insert(
+      'topic_podcasts',
+      ['podcast_id', 'topic', 'version', 'is_deleted'],
+      pairs.map((k) => [...k.split('|'), v, 1]),
+    );
+    await this.store.command(
+      `INSERT INTO topic_podcasts (topic, podcast_id, days, version, is_deleted)
+       SELECT topic, podcast_id, arraySort(groupUniqArray(toUInt16(day))), {v:UInt64} + 1, 0
+       FROM podcast_topic_days FINAL
+       WHERE podcast_id IN {podcasts:Array(String)} AND concat(toString(podcast_id), '|', toString(topic)) IN {pairs:Array(String)}
+       GROUP BY topic, podcast_id`,
+      { podcasts: [...new Set(keys.map((k) => k.podcast_id))], pairs, v },
+    );
   }
 
   /**

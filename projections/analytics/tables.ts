@@ -32,6 +32,9 @@ export const TABLE_NAMES = [
   'sponsor_totals',
   'sponsor_ad_reads',
   'topic_episode_entities',
+  'topic_days',
+  'podcast_topic_days',
+  'topic_podcasts',
 ] as const;
 export type TableName = (typeof TABLE_NAMES)[number];
 

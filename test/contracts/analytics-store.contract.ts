@@ -392,6 +392,80 @@ export function analyticsStoreContract(adapter: string, setup: () => Promise<Ana
       expect(after).toEqual({ appearances: 1 });
     });
 
+    it('keeps the topic day rollups with the episodes: whole days from them, partial days from the episodes', async () => {
+      const id = (name: string) => `${t}-days-${name}`;
+      const H = 3_600_000;
+      const D = 24 * H;
+      const day = Date.UTC(2026, 1, 10);
+      const v = 5 * 1000 + 1;
+      const episode = (e: string, p: string, at: number, version: number) => [
+        id(e),
+        id(e),
+        id(p),
+        e,
+        at,
+        '[]',
+        at,
+        version,
+      ];
+      // e1 in the first partial day of the window below, e2 on its whole day, e3 in its last
+      // partial day, e4 outside it; p1 has e1 and e3.
+      await store.insert(
+        'episodes',
+        ['id', 'slug', 'podcast_id', 'title', 'published_at', 'people', 'available_at', 'version'],
+        [
+          episode('e1', 'p1', day + 10 * H, 1),
+          episode('e2', 'p2', day + D + 5 * H, 1),
+          episode('e3', 'p1', day + 2 * D + 3 * H, 1),
+          episode('e4', 'p3', day + 2 * D + 9 * H, 1),
+        ],
+      );
+      const episodes = ['e1', 'e2', 'e3', 'e4'];
+      await store.insert(
+        'segment_topics',
+        ['topic', 'episode_id', 'segment_id', 'first_line', 'last_line', 'version', 'is_deleted'],
+        episodes.map((e) => [id('topic'), id(e), 's1', 1, 10, v, 0]),
+      );
+      await store.insert(
+        'episode_versions',
+        ['kind', 'episode_id', 'version'],
+        episodes.map((e) => ['segments', id(e), 1000]),
+      );
+      const rollups = new Rollups(store);
+      const topics = new TopicQueries(store);
+      const counts = async (start: number, end: number, podcastId?: string) =>
+        (
+          await topics.topics(
+            { window: { start, end }, ...(podcastId ? { podcastId: id(podcastId) } : {}) },
+            id('topic'),
+          )
+        ).map((r) => [r.episode_count, r.podcast_count, r.segment_count]);
+      for (let i = 0; i < 2; i++) await rollups.topics(episodes.map(id));
+      const [dayRows] = await store.query<{ n: number }>(
+        'SELECT count() AS n FROM topic_days FINAL WHERE topic = {t:String}',
+        { t: id('topic') },
+      );
+      expect(Number(dayRows!.n)).toBe(3);
+      // From 08:00 on day 0 to 04:00 on day 2: e1 and e3 from the partial days, e2 from its whole day.
+      expect(await counts(day + 8 * H, day + 2 * D + 4 * H)).toEqual([[3, 2, 3]]);
+      expect(await counts(day + 8 * H, day + 2 * D + 4 * H, 'p1')).toEqual([[2, 1, 2]]);
+      expect(await counts(day + 8 * H, day + 2 * D + 4 * H, 'p3')).toEqual([]);
+      // Whole days only, and a window of under a day (episode rows only).
+      expect(await counts(day, day + 3 * D)).toEqual([[4, 3, 4]]);
+      expect(await counts(day + 2 * D + 2 * H, day + 2 * D + 10 * H)).toEqual([[2, 2, 2]]);
+      // e3 moves to day 5: its old day rows go, its new ones come (the old keys are recomputed too).
+      await store.insert(
+        'episodes',
+        ['id', 'slug', 'podcast_id', 'title', 'published_at', 'people', 'available_at', 'version'],
+        [episode('e3', 'p1', day + 5 * D + H, 2)],
+      );
+      await rollups.topics([id('e3')]);
+      expect(await counts(day + 8 * H, day + 2 * D + 4 * H)).toEqual([[2, 2, 2]]);
+      expect(await counts(day, day + 3 * D)).toEqual([[3, 3, 3]]);
+      expect(await counts(day, day + 3 * D, 'p1')).toEqual([[1, 1, 1]]);
+      expect(await counts(day + 5 * D, day + 6 * D, 'p1')).toEqual([[1, 1, 1]]);
+    });
+
     it('answers concurrent queries', async () => {
       const results = await Promise.all(
         Array.from({ length: 8 }, (_, i) =>
