@@ -240,6 +240,7 @@ async function updateRollups(
   plain: Map<TableName, Row[]>,
   sets: EpisodeSet[],
   sponsors: readonly string[],
+  adEpisodes: readonly string[],
 ): Promise<void> {
   const catalogEpisodes = (plain.get('episodes') ?? []).map((row) => row[0] as string);
   const topicEpisodes = [...catalogEpisodes];
@@ -256,6 +257,7 @@ async function updateRollups(
   await r.topics(topicEpisodes);
   await r.guests(speakerEpisodes, persons);
   await r.sponsors(sponsors);
+  await r.sponsorEpisodes(adEpisodes);
 }
 
 /**
@@ -326,7 +328,9 @@ export function analyticsSink(
       for (const row of plain.get('episodes') ?? []) episodeIds.add(row[0] as string);
       for (const set of sets) if (set.kind === 'ad_reads') episodeIds.add(set.episodeId);
       const { sponsors } = await completeAdReads(store, [...episodeIds]);
-      await updateRollups(rollupsOf(store), plain, sets, await touchedSponsors(store, sponsors, earlier));
+      await updateRollups(rollupsOf(store), plain, sets, await touchedSponsors(store, sponsors, earlier), [
+        ...episodeIds,
+      ]);
       if (sets.length > 0 && options.compact !== false) maybeCompact(store, sets.length, items.length);
     },
   };

@@ -152,6 +152,7 @@ export const COMPACTED_TABLES = [
   'topic_days',
   'podcast_topic_days',
   'topic_podcasts',
+  'sponsor_episodes',
   'podcast_guest_appearances',
   'guest_totals',
   'sponsor_totals',

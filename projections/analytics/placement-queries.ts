@@ -180,18 +180,19 @@ export class PlacementQueries {
       );
       return rows.map(directoryRow);
     }
-    const where = [...this.where(params, { lo: f.lo, hi: f.hi }), 'is_network_promo = 0'];
+    // The window's (sponsor, episode) rows (network promos left out): a sponsor's episodes are its rows.
+    const where = this.where(params, { lo: f.lo, hi: f.hi });
     if (f.q !== undefined) {
       params.q = f.q;
-      // `ad_reads.` names the column: the SELECT aliases `sponsor_name` to an aggregate
-      where.push('positionCaseInsensitiveUTF8(ad_reads.sponsor_name, {q:String}) > 0');
+      // The table names the column: the SELECT aliases `sponsor_name` to an aggregate
+      where.push('positionCaseInsensitiveUTF8(sponsor_episodes.sponsor_name, {q:String}) > 0');
     }
     const rows = await this.store.query<SponsorDirectoryRow>(
       `SELECT toString(sponsor_key) AS sponsor_key, toString(any(sponsor_name)) AS sponsor_name,
-         toString(any(company_id)) AS company_id, count() AS ad_count, uniqExact(episode_id) AS episode_reach,
+         toString(any(company_id)) AS company_id, sum(ads) AS ad_count, count() AS episode_reach,
          uniqExact(podcast_id) AS podcast_reach, toUnixTimestamp64Milli(min(published_at)) AS first_seen_ms,
          toUnixTimestamp64Milli(max(published_at)) AS last_seen_ms
-       FROM ad_reads FINAL WHERE ${where.join(' AND ')}
+       FROM sponsor_episodes FINAL WHERE ${where.join(' AND ')}
        GROUP BY sponsor_key ORDER BY ${order} LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
       params,
     );

@@ -15,7 +15,9 @@ import type { AnalyticsStore } from './analytics-store.ts';
  *   episodes named before (found through the deletion markers `guest_appearances` keeps, which
  *   carry the person in their key);
  * - `sponsor_totals`: per sponsor, for the sponsors a batch's ad reads name, now or at an earlier
- *   version (read from their ranges of `sponsor_ad_reads`, the ad reads sorted by sponsor).
+ *   version (read from their ranges of `sponsor_ad_reads`, the ad reads sorted by sponsor);
+ * - `sponsor_episodes`: per (sponsor, episode), for the episodes whose ad reads or catalog record
+ *   a batch carried (schemas/clickhouse/011_sponsor_episodes.sql).
  *
  * Each recompute reads the source tables as they are (FINAL), writes deletion markers over what
  * the rollup held for its keys, then the new rows one version above: a replayed or duplicated
@@ -227,6 +229,35 @@ export class Rollups {
          WHERE person_id IN {people:Array(String)} AND published_at > toDateTime64(0, 3, 'UTC')
          GROUP BY person_id`,
         { people, v },
+      );
+    });
+  }
+
+  /**
+   * Recomputes the (sponsor, episode) rows of these episodes from their ad reads as they are now
+   * (network promos left out, known dates only): markers over every row the episodes have, then
+   * one row per sponsor with its ads in the episode.
+   */
+  sponsorEpisodes(episodeIds: readonly string[]): Promise<void> {
+    if (episodeIds.length === 0) return Promise.resolve();
+    return this.serial(async () => {
+      const ids = [...new Set(episodeIds)];
+      const v = this.version();
+      await this.store.command(
+        `INSERT INTO sponsor_episodes (published_at, sponsor_key, episode_id, version, is_deleted)
+         SELECT published_at, sponsor_key, episode_id, {v:UInt64}, 1 FROM sponsor_episodes FINAL
+         WHERE episode_id IN {ids:Array(String)}`,
+        { ids, v },
+      );
+      await this.store.command(
+        `INSERT INTO sponsor_episodes (published_at, sponsor_key, episode_id, podcast_id, sponsor_name, company_id, ads,
+           version, is_deleted)
+         SELECT any(published_at), sponsor_key, episode_id, any(podcast_id), any(sponsor_name), any(company_id), count(),
+           {v:UInt64} + 1, 0
+         FROM ad_reads FINAL
+         WHERE episode_id IN {ids:Array(String)} AND is_network_promo = 0 AND published_at > toDateTime64(0, 3, 'UTC')
+         GROUP BY sponsor_key, episode_id`,
+        { ids, v },
       );
     });
   }

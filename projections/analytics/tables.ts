@@ -35,6 +35,7 @@ export const TABLE_NAMES = [
   'topic_days',
   'podcast_topic_days',
   'topic_podcasts',
+  'sponsor_episodes',
 ] as const;
 export type TableName = (typeof TABLE_NAMES)[number];
 

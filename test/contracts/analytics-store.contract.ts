@@ -314,6 +314,7 @@ export function analyticsStoreContract(adapter: string, setup: () => Promise<Ana
         await rollups.topics([id('e1'), id('e2'), id('unknown')]);
         await rollups.guests([id('e1'), id('e2')], [id('person')]);
         await rollups.sponsors([id('sponsor'), id('co')]);
+        await rollups.sponsorEpisodes([id('e1'), id('e2')]);
       }
       const topics = await new TopicQueries(store).topics(
         { window: { start: day, end: day + 2 * 86_400_000 } },
@@ -366,6 +367,31 @@ export function analyticsStoreContract(adapter: string, setup: () => Promise<Ana
         [id('c1'), id('p1'), day],
       ]);
       expect(await placements.sponsorKey({ companyId: id('co') })).toBe(id('co'));
+      // Sponsors over a window, from the (sponsor, episode) rows: promos left out, each ad once.
+      const windowed = async () =>
+        (
+          await placements.sponsors(
+            { lo: day, hi: day + 2 * 86_400_000, sort: 'reach' },
+            { offset: 0, limit: 1000 },
+          )
+        )
+          .filter((r) => r.sponsor_key.startsWith(`${t}-`))
+          .map((r) => [r.sponsor_key, r.ad_count, r.episode_reach, r.podcast_reach]);
+      expect(await windowed()).toEqual([
+        [id('sponsor'), 3, 2, 2],
+        [id('co'), 2, 2, 2],
+      ]);
+      // e2's ad a3 is replaced by nothing: its (sponsor, episode) row goes.
+      await store.insert(
+        'ad_reads',
+        ['episode_id', 'id', 'published_at', 'sponsor_key', 'version', 'is_deleted'],
+        [[id('e2'), id('a3'), day + 86_400_000, id('sponsor'), 4 * 2000, 1]],
+      );
+      await rollups.sponsorEpisodes([id('e2')]);
+      expect(await windowed()).toEqual([
+        [id('co'), 2, 2, 2],
+        [id('sponsor'), 2, 1, 1],
+      ]);
       // A newer ad-read set of e2 without its ad: the marker names the sponsor, the totals drop it.
       await store.insert(
         'sponsor_ad_reads',
