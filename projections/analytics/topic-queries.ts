@@ -174,27 +174,41 @@ export class TopicQueries {
     const perEntity = `SELECT entity_id, sum(n) AS n
        FROM topic_episode_entities FINAL ARRAY JOIN entity_ids AS entity_id, entity_lines AS n
        WHERE ${where} GROUP BY entity_id`;
-    const [podcasts, entities, categories] = await Promise.all([
+    // Per entity (the first `limit`) and per category of the catalog's entities (those it does not
+    // know have none: a NULL category, left out) in one pass over the range, as two grouping sets.
+    const [podcasts, grouped] = await Promise.all([
       this.store.query<{ podcast_id: string; episode_count: number }>(
         `SELECT toString(podcast_id) AS podcast_id, count() AS episode_count
          FROM topic_episode_entities FINAL WHERE ${where}
          GROUP BY podcast_id ORDER BY episode_count DESC, podcast_id ASC LIMIT {limit:UInt32}`,
         params,
       ),
-      this.store.query<{ entity_id: string; mention_count: number }>(
-        `SELECT entity_id, n AS mention_count FROM (${perEntity})
-         ORDER BY mention_count DESC, entity_id ASC LIMIT {limit:UInt32}`,
-        params,
-      ),
-      // Per category of the catalog's entities (those it does not know have none).
-      this.store.query<{ slug: string; name: string; mention_count: number }>(
-        `SELECT toString(x.category_slug) AS slug, any(x.category_name) AS name, sum(l.n) AS mention_count
-         FROM (${perEntity}) AS l
-         INNER JOIN (SELECT id, category_slug, category_name FROM entities FINAL) AS x ON x.id = l.entity_id
-         GROUP BY x.category_slug ORDER BY mention_count DESC, slug ASC`,
+      this.store.query<{
+        by_category: number;
+        entity_id: string;
+        slug: string | null;
+        name: string;
+        mention_count: number;
+      }>(
+        `SELECT by_category, entity_id, slug, name, mention_count FROM (
+           SELECT grouping(l.entity_id) AS by_category, l.entity_id AS entity_id, x.slug AS slug,
+             any(x.name) AS name, sum(l.n) AS mention_count,
+             row_number() OVER (PARTITION BY by_category ORDER BY mention_count DESC, entity_id ASC, slug ASC) AS rank
+           FROM (${perEntity}) AS l
+           LEFT JOIN (SELECT id, toNullable(toString(category_slug)) AS slug, toString(category_name) AS name
+                      FROM entities FINAL) AS x ON x.id = l.entity_id
+           GROUP BY GROUPING SETS ((l.entity_id), (x.slug)))
+         WHERE by_category = 1 OR rank <= {limit:UInt32}
+         ORDER BY by_category, mention_count DESC, entity_id ASC, slug ASC`,
         params,
       ),
     ]);
+    const entities = grouped
+      .filter((r) => Number(r.by_category) === 0)
+      .map((r) => ({ entity_id: r.entity_id, mention_count: r.mention_count }));
+    const categories = grouped
+      .filter((r) => Number(r.by_category) === 1 && r.slug !== null)
+      .map((r) => ({ slug: r.slug!, name: r.name, mention_count: r.mention_count }));
     const counted = <T extends { mention_count: number }>(r: T) => ({
       ...r,
       mention_count: Number(r.mention_count),
