@@ -1,3 +1,4 @@
+import { modelScripts } from '../../projections/embeddings/local-models.ts';
 import { reciprocalRankFusion } from '../../projections/search/rrf.ts';
 import type {
   KeywordQuery,
@@ -13,7 +14,7 @@ import { feedbackQuery, PRF_DOCS, PRF_POOL } from '../../projections/search/vect
 import { type Cursors, Position } from '../pagination.ts';
 import { invalidParameter, ProblemError } from '../problem.ts';
 import { entityCompact } from '../views/catalog.ts';
-import { fuseHybrid, type RankedLine } from './hybrid-fusion.ts';
+import { fuseHybrid, modelReadsQuery, type RankedLine } from './hybrid-fusion.ts';
 import {
   entityKeys,
   placeFilter,
@@ -195,7 +196,12 @@ export async function rankLines(
   const keywordLines = kw?.map((h, i): RankedLine => ({ ...h, rank: i + 1 }));
   const semanticLines = sem && passageLines(repeatsLast(sem));
   if (keywordLines && semanticLines) {
-    return { source: 'hybrid', ranked: fuseHybrid(q.keyword!, keywordLines, semanticLines) };
+    const port = services.embeddings();
+    const semanticReadsQuery = modelReadsQuery(port && modelScripts(port.model), q.keyword!);
+    return {
+      source: 'hybrid',
+      ranked: fuseHybrid(q.keyword!, keywordLines, semanticLines, { semanticReadsQuery }),
+    };
   }
   return {
     source: keywordLines ? 'keyword' : 'semantic',

@@ -29,21 +29,29 @@ export const AGREEMENT_PAGE = 10;
  *    before the lines that do not, in fused order among themselves: quotes are a requirement in
  *    keyword search, and in hybrid a phrase match is not interleaved with lines that lack it. Its
  *    score is 1 + its fused score (a fused score is below 0.04), so scores stay in rank order.
+ * 4. **A model that cannot read the query.** When the embeddings model was not trained on the
+ *    query's writing system (`semanticReadsQuery` false: modelReadsQuery), its ranking weighs
+ *    nothing and the keyword ranking counts whether or not the two meet: the English models read
+ *    a Hindi question as a handful of subword pieces, and their first lines are as good as chance
+ *    (hybrid ranked below keyword on the real-speech Hindi questions). Semantic-only lines follow
+ *    the keyword ones.
  */
 export function fuseHybrid(
   query: KeywordQuery,
   keywordLines: readonly RankedLine[],
   semanticLines: readonly RankedLine[],
+  options: { semanticReadsQuery?: boolean } = {},
 ): { hit: RankedLine; score: number }[] {
+  const reads = options.semanticReadsQuery ?? true;
   const keywordIds = new Set(keywordLines.map((l) => l.id));
-  const meet = semanticLines.slice(0, AGREEMENT_PAGE).some((l) => keywordIds.has(l.id));
+  const meet = !reads || semanticLines.slice(0, AGREEMENT_PAGE).some((l) => keywordIds.has(l.id));
   const fused = reciprocalRankFusion(
     [keywordLines, semanticLines],
     (l) => l.id,
     undefined,
     (l) => l.rank,
     (l, list) => {
-      if (list === 1) return 1;
+      if (list === 1) return reads ? 1 : 0;
       if (!meet) return 0;
       return l.terms !== undefined ? queryCoverage(query, l.terms) : 1; // words unknown: full weight
     },
@@ -57,3 +65,20 @@ export function fuseHybrid(
 const scored =
   (offset: number) =>
   (f: Fused<RankedLine>): { hit: RankedLine; score: number } => ({ hit: f.item, score: offset + f.score });
+
+/**
+ * Whether a model trained on text in `scripts` (LocalModel.scripts) reads a query: at least half
+ * of the query's letters are in those scripts. Any query when the scripts are unknown.
+ */
+export function modelReadsQuery(scripts: readonly string[] | undefined, query: KeywordQuery): boolean {
+  if (!scripts) return true;
+  const patterns = scripts.map((s) => new RegExp(`\\p{Script=${s}}`, 'u'));
+  let read = 0;
+  let other = 0;
+  for (const ch of [...query.words, ...query.phrases].join(' ')) {
+    if (!/\p{L}/u.test(ch)) continue;
+    if (patterns.some((p) => p.test(ch))) read++;
+    else other++;
+  }
+  return read >= other;
+}

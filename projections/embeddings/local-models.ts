@@ -18,6 +18,12 @@ export interface LocalModel {
   pooling: 'mean' | 'cls';
   /** The model hub repository with the same export under `onnx/model.onnx`, when there is one. */
   hubRepo?: string;
+  /**
+   * The writing systems (Unicode script names, as in `\p{Script=…}`) of the languages the model
+   * was trained on: hybrid search trusts its ranking only for a query written in them
+   * (api/search/hybrid-fusion.ts). Every local model here is English-only.
+   */
+  scripts: readonly string[];
 }
 
 export const LOCAL_MODELS = {
@@ -30,6 +36,7 @@ export const LOCAL_MODELS = {
     tokenizerEntry: 'all-minilm-l6-v2-tokenizer.json',
     pooling: 'mean',
     hubRepo: 'sentence-transformers/all-MiniLM-L6-v2',
+    scripts: ['Latin'],
   },
   'all-MiniLM-L6-v2-int8': {
     name: 'all-MiniLM-L6-v2-int8',
@@ -39,6 +46,7 @@ export const LOCAL_MODELS = {
     modelEntry: 'all-minilm-l6-v2-q.onnx',
     tokenizerEntry: 'all-minilm-l6-v2-q-tokenizer.json',
     pooling: 'mean',
+    scripts: ['Latin'],
   },
   'bge-small-en-v1.5': {
     name: 'bge-small-en-v1.5',
@@ -48,6 +56,7 @@ export const LOCAL_MODELS = {
     modelEntry: 'bge-small-en-v1.5.onnx',
     tokenizerEntry: 'bge-small-en-v1.5-tokenizer.json',
     pooling: 'cls',
+    scripts: ['Latin'],
   },
   'bge-small-en-v1.5-int8': {
     name: 'bge-small-en-v1.5-int8',
@@ -57,6 +66,7 @@ export const LOCAL_MODELS = {
     modelEntry: 'bge-small-en-v1.5-q.onnx',
     tokenizerEntry: 'bge-small-en-v1.5-q-tokenizer.json',
     pooling: 'cls',
+    scripts: ['Latin'],
   },
 } as const satisfies Record<string, LocalModel>;
 
@@ -75,4 +85,12 @@ export function localModel(name: string | undefined): LocalModel {
   const model = (LOCAL_MODELS as Record<string, LocalModel>)[name ?? MODEL_NAME];
   if (!model) throw new Error(`unknown local model ${name}; one of ${LOCAL_MODEL_NAMES.join(', ')}`);
   return model;
+}
+
+/**
+ * The scripts a model reads (LocalModel.scripts), by the name an embeddings port reports;
+ * undefined for a model this table does not hold (an OpenAI-compatible endpoint's): any script.
+ */
+export function modelScripts(model: string): readonly string[] | undefined {
+  return (LOCAL_MODELS as Record<string, LocalModel>)[model]?.scripts;
 }

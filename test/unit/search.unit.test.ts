@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { passageLines, repeatsLast, windowsOf } from '../../api/search/dialogue-search.ts';
-import { AGREEMENT_PAGE, fuseHybrid, type RankedLine } from '../../api/search/hybrid-fusion.ts';
+import {
+  AGREEMENT_PAGE,
+  fuseHybrid,
+  modelReadsQuery,
+  type RankedLine,
+} from '../../api/search/hybrid-fusion.ts';
+import { LOCAL_MODEL_NAMES, modelScripts } from '../../projections/embeddings/local-models.ts';
 import { refreshWait } from '../../projections/search/lancedb/lancedb-search-index.ts';
 import { matchName } from '../../projections/search/name-match.ts';
 import {
@@ -141,6 +147,47 @@ describe('hybrid fusion', () => {
     expect(fused[0]).toBe('h1');
     // h2 holds a third of the query: 1/3 of its first place plus its semantic place.
     expect(fused.indexOf('h2')).toBeLessThan(fused.indexOf('t19'));
+  });
+});
+
+describe('hybrid search and the scripts the model reads', () => {
+  const line = (id: string, rank: number, terms?: string): RankedLine => ({
+    id,
+    segment_id: `seg-${id}`,
+    episode_id: 'ep',
+    number: rank,
+    published_at: 0,
+    score: 1 / rank,
+    ...(terms === undefined ? {} : { terms }),
+    rank,
+  });
+  const order = (fused: { hit: RankedLine }[]) => fused.map((f) => f.hit.id);
+
+  it('tells a query the English models read from one they do not', () => {
+    for (const name of LOCAL_MODEL_NAMES) expect(modelScripts(name)).toEqual(['Latin']);
+    const english = modelScripts('all-MiniLM-L6-v2-int8');
+    expect(modelReadsQuery(english, parseKeywordQuery('interest rates "Café NAÏVE"'))).toBe(true);
+    expect(modelReadsQuery(english, parseKeywordQuery('2024 10%'))).toBe(true);
+    expect(modelReadsQuery(english, parseKeywordQuery('किसान आंदोलन'))).toBe(false);
+    expect(modelReadsQuery(english, parseKeywordQuery('"أسعار الفائدة"'))).toBe(false);
+    expect(modelReadsQuery(english, parseKeywordQuery('利率 上调'))).toBe(false);
+    // An endpoint's model (not in the table): any script.
+    expect(modelScripts('text-embedding-3-small')).toBeUndefined();
+    expect(modelReadsQuery(undefined, parseKeywordQuery('किसान'))).toBe(true);
+  });
+
+  it('keeps the keyword ranking, and puts semantic-only lines after it, when the model cannot read the query', () => {
+    const q = parseKeywordQuery('किसान आंदोलन');
+    const keyword = [line('k1', 1, 'किसान आंदोलन'), line('k2', 2, 'किसान')];
+    // The two searches do not meet on semantic search's first page.
+    const sem = Array.from({ length: AGREEMENT_PAGE + 1 }, (_, i) => line(`s${i + 1}`, i + 1));
+    expect(order(fuseHybrid(q, keyword, [...sem, line('k2', 12)], { semanticReadsQuery: false }))).toEqual([
+      'k1',
+      'k2',
+      ...sem.map((l) => l.id),
+    ]);
+    // A model that reads it: no agreement, so semantic order first, the keyword lines last.
+    expect(order(fuseHybrid(q, keyword, [...sem, line('k2', 12)])).slice(0, 3)).toEqual(['s1', 's2', 's3']);
   });
 });
 
