@@ -154,20 +154,35 @@ export const searchFreshBench: Bench = {
         `loaded in ${((performance.now() - load0) / 1000).toFixed(1)} s; waiting for the text to be indexed`,
       );
 
-      // The text is indexed when the backlog's total has not grown for 15 s.
+      // The text is indexed when the search projector has committed everything (its lag in
+      // /metrics is 0) and the backlog's total has not grown for 5 s. A pause in the total alone
+      // is no sign: on a large backfill the projector waits behind the other steps for minutes.
+      const searchLag = async () => {
+        const res = await fetch(`${svc.url}/metrics`).catch(() => undefined);
+        const text = res?.ok ? await res.text() : '';
+        const m = /^earshot_consumer_lag\{step="search-projector"\} (\d+)/m.exec(text);
+        return m ? Number(m[1]) : undefined;
+      };
       let last = -1;
       let since = Date.now();
+      let lastReport = 0;
       let backlog: Backlog | undefined;
       await waitFor(
         async () => {
           backlog = (await readyz())?.search?.vector_backlog;
           const total = backlog?.total ?? 0;
+          const lag = await searchLag();
           if (total !== last) {
             last = total;
             since = Date.now();
-            progress(`indexed ${total} passages and clips, ${backlog?.embedded ?? 0} with vectors`);
           }
-          return total > 0 && Date.now() - since > 15_000;
+          if (Date.now() - lastReport > 30_000) {
+            lastReport = Date.now();
+            progress(
+              `indexed ${total} passages and clips, ${backlog?.embedded ?? 0} with vectors; search projector lag ${lag ?? 'unknown'}`,
+            );
+          }
+          return total > 0 && lag === 0 && Date.now() - since > 5_000;
         },
         { timeoutMs: 3 * 3_600_000, stepMs: 1000, what: 'the backfill text indexed' },
       );
