@@ -112,7 +112,7 @@ export class TopicQueries {
     if (topic !== undefined) params.topic = topic;
     const edges = `((published_at >= ${instant('lo')} AND published_at < ${instant('mid_lo')})
         OR (published_at >= ${instant('mid_hi')} AND published_at < ${instant('hi')}))${onTopic}`;
-    const wholeDays = `day >= {day_lo:Date} AND day < {day_hi:Date}${onTopic}`;
+    const inWholeDays = `day >= {day_lo:Date} AND day < {day_hi:Date}${onTopic}`;
     if (f.podcastId !== undefined) {
       params.podcast = f.podcastId;
       return this.store.query<TopicCounts>(
@@ -120,7 +120,7 @@ export class TopicQueries {
            sum(l) AS mention_count
          FROM (
            SELECT topic, episodes AS e, segments AS s, lines AS l FROM podcast_topic_days FINAL
-           WHERE podcast_id = {podcast:String} AND ${wholeDays}
+           WHERE podcast_id = {podcast:String} AND ${inWholeDays}
            UNION ALL
            SELECT topic, toUInt64(1) AS e, toUInt64(segments) AS s, toUInt64(lines) AS l FROM topic_episode_entities FINAL
            WHERE podcast_id = {podcast:String} AND ${edges})
@@ -136,7 +136,7 @@ export class TopicQueries {
          c.l AS mention_count
        FROM (
          SELECT topic, sum(e) AS e, sum(s) AS s, sum(l) AS l FROM (
-           SELECT topic, episodes AS e, segments AS s, lines AS l FROM topic_days FINAL WHERE ${wholeDays}
+           SELECT topic, episodes AS e, segments AS s, lines AS l FROM topic_days FINAL WHERE ${inWholeDays}
            UNION ALL
            SELECT topic, toUInt64(1) AS e, toUInt64(segments) AS s, toUInt64(lines) AS l
            FROM topic_episode_entities FINAL WHERE ${edges})

@@ -99,19 +99,21 @@ describe('hybrid keyword weights', () => {
   });
 });
 
+/** A ranked line for the fusion cases: a keyword hit with its words, or a semantic one. */
+const line = (id: string, rank: number, terms?: string): RankedLine => ({
+  id,
+  segment_id: `seg-${id}`,
+  episode_id: 'ep',
+  number: rank,
+  published_at: 0,
+  score: 1 / rank,
+  rank,
+  ...(terms !== undefined ? { terms } : {}),
+});
+const order = (fused: { hit: RankedLine }[]) => fused.map((f) => f.hit.id);
+
 describe('hybrid fusion', () => {
-  const line = (id: string, rank: number, terms?: string): RankedLine => ({
-    id,
-    segment_id: `seg-${id}`,
-    episode_id: 'ep',
-    number: rank,
-    published_at: 0,
-    score: 1 / rank,
-    rank,
-    ...(terms !== undefined ? { terms } : {}),
-  });
   const semantic = (ids: string[]) => ids.map((id, i) => line(id, i + 1));
-  const order = (fused: { hit: RankedLine }[]) => fused.map((f) => f.hit.id);
 
   it('ranks the lines holding every quoted phrase first, scores in rank order', () => {
     const q = parseKeywordQuery('"opening weekend"');
@@ -151,18 +153,6 @@ describe('hybrid fusion', () => {
 });
 
 describe('hybrid search and the scripts the model reads', () => {
-  const line = (id: string, rank: number, terms?: string): RankedLine => ({
-    id,
-    segment_id: `seg-${id}`,
-    episode_id: 'ep',
-    number: rank,
-    published_at: 0,
-    score: 1 / rank,
-    ...(terms === undefined ? {} : { terms }),
-    rank,
-  });
-  const order = (fused: { hit: RankedLine }[]) => fused.map((f) => f.hit.id);
-
   it('tells a query the English models read from one they do not', () => {
     for (const name of LOCAL_MODEL_NAMES) expect(modelScripts(name)).toEqual(['Latin']);
     const english = modelScripts('all-MiniLM-L6-v2-int8');
