@@ -154,6 +154,7 @@ describe.each([
       }),
     );
     await waitDeliveries(alert.id, 1);
+    await waitMatches(alert.id, 1);
     const [match] = await matchRows(alert.id);
     expect(await matchRows(alert.id)).toEqual([
       expect.objectContaining({ episode_id: 'ep_rt1', is_backfilled: false }),
@@ -369,7 +370,9 @@ describe.each([
         mentioned: [{ entityId: CATALOG.fed.id }],
       }),
     );
+    // The delivery and the match row are written by different consumers, in either order.
     await waitDeliveries(alert.id, 1);
+    await waitMatches(alert.id, 2);
     expect((await matchRows(alert.id)).map((m) => [m.episode_id, m.is_backfilled])).toEqual([
       ['ep_bf_new', false],
       ['ep_bf_recent', true],
@@ -429,6 +432,7 @@ describe.each([
       }),
     );
     await waitDeliveries(alert.id, 1);
+    await waitMatches(alert.id, 3);
     expect(await liveRows(alert.id)).toEqual([expect.objectContaining({ episode_id: 'ep_arch_fresh' })]);
   });
 
