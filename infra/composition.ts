@@ -380,7 +380,14 @@ export function createSearch(config: Config, logger: Logger): SearchRuntime {
       try {
         return {
           ...(query
-            ? { query: await OnnxEmbeddings.open({ modelDir: cached.dir, model, intraOpNumThreads: 1 }) }
+            ? {
+                query: await OnnxEmbeddings.open({
+                  modelDir: cached.dir,
+                  model,
+                  intraOpNumThreads: 1,
+                  role: 'query',
+                }),
+              }
             : {}),
           ...(indexing
             ? {

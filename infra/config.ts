@@ -116,7 +116,7 @@ export const EnvSchema = Type.Object({
     {
       default: MODEL_NAME,
       description:
-        'the local ONNX model semantic search runs (Maven Central `dev.langchain4j` exports; see docs/search.md): all-MiniLM-L6-v2, its int8 export, bge-small-en-v1.5 or its int8 export; switching rebuilds the search projection',
+        'the local ONNX model semantic search runs (Maven Central `dev.langchain4j` exports; see docs/search.md): all-MiniLM-L6-v2, bge-small-en-v1.5 or e5-small-v2, each also as its int8 export; switching rebuilds the search projection',
     },
   ),
   EARSHOT_MODELS_DIR: Type.Optional(

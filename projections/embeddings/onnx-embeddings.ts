@@ -22,7 +22,14 @@ export interface OnnxEmbeddingsOptions {
   maxBatchSize?: number;
   /** Tokens per text including [CLS] and [SEP]; all-MiniLM-L6-v2's max_seq_length is 256. */
   maxSeqLength?: number;
+  /**
+   * What the texts are, for a model that reads them with a role prefix (LocalModel.prefixes):
+   * `query` for search queries, `passage` (the default) for what is indexed.
+   */
+  role?: EmbeddingRole;
 }
+
+export type EmbeddingRole = 'query' | 'passage';
 
 const DEFAULT_MAX_SEQ_LENGTH = 256;
 const DEFAULT_MAX_BATCH_SIZE = 32;
@@ -36,6 +43,7 @@ export class OnnxEmbeddings implements EmbeddingsPort {
   readonly model: string;
   readonly dimensions: number;
   readonly #pooling: LocalModel['pooling'];
+  readonly #prefix: string;
 
   readonly #session: InferenceSession;
   readonly #tokenizer: Tokenizer;
@@ -58,6 +66,7 @@ export class OnnxEmbeddings implements EmbeddingsPort {
     const spec = localModel(options.model);
     this.model = spec.name;
     this.#pooling = spec.pooling;
+    this.#prefix = spec.prefixes?.[options.role ?? 'passage'] ?? '';
     this.#session = session;
     this.#tokenizer = tokenizer;
     this.#maxSeqLength = options.maxSeqLength ?? DEFAULT_MAX_SEQ_LENGTH;
@@ -111,10 +120,13 @@ export class OnnxEmbeddings implements EmbeddingsPort {
     }
   }
 
-  /** Token ids the model sees for `text`: [CLS] + WordPiece ids truncated to fit + [SEP]. */
+  /**
+   * Token ids the model sees for `text`: [CLS] + WordPiece ids of the role's prefix and the text,
+   * truncated to fit, + [SEP].
+   */
   tokenize(text: string): number[] {
     const limit = this.#maxSeqLength - 2;
-    return [this.#clsId, ...this.#wordPieceIds(text, limit), this.#sepId];
+    return [this.#clsId, ...this.#wordPieceIds(this.#prefix + text, limit), this.#sepId];
   }
 
   async embed(texts: string[]): Promise<Float32Array[]> {

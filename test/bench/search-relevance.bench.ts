@@ -4,6 +4,7 @@ import { rankLines } from '../../api/search/dialogue-search.ts';
 import { QueryEmbedder } from '../../api/search/search-services.ts';
 import { GROUND_TRUTH_FILES } from '../../ingest/corpus/generate.ts';
 import type { QueryDef } from '../../ingest/corpus/vocabulary/types.ts';
+import { LOCAL_MODEL_NAMES, type LocalModelName } from '../../projections/embeddings/local-models.ts';
 import { LanceDbSearchIndex } from '../../projections/search/lancedb/lancedb-search-index.ts';
 import type { SearchIndex } from '../../projections/search/search-index.ts';
 import { parseKeywordQuery } from '../../projections/search/text-analysis.ts';
@@ -266,9 +267,14 @@ export const searchRelevanceBench: Bench = {
     // EARSHOT_BENCH_EVAL_INDEX keeps the corpus and the built index there and reuses them while
     // the sizes, seed and model match (ranking changes can then be compared on the same index).
     const keep = process.env['EARSHOT_BENCH_EVAL_INDEX'];
+    // EARSHOT_BENCH_EVAL_MODEL: another local model than the default (EARSHOT_EMBEDDINGS_LOCAL_MODEL's names).
+    const modelName = process.env['EARSHOT_BENCH_EVAL_MODEL'];
+    if (modelName !== undefined && !(LOCAL_MODEL_NAMES as string[]).includes(modelName)) {
+      throw new Error(`EARSHOT_BENCH_EVAL_MODEL: one of ${LOCAL_MODEL_NAMES.join(', ')}`);
+    }
     const tmp = keep ? { dir: keep, remove: () => {} } : tempDir('earshot-bench-relevance-');
     fs.mkdirSync(tmp.dir, { recursive: true });
-    const embeddings = await openTestEmbeddings();
+    const embeddings = await openTestEmbeddings(2, modelName as LocalModelName | undefined);
     try {
       const record = path.join(tmp.dir, 'build.json');
       const wanted = JSON.stringify({ podcasts, episodes, seed, model: embeddings.query.model });

@@ -153,6 +153,31 @@ describe('tokenisation', () => {
   });
 });
 
+describe('role prefixes (e5)', () => {
+  // e5 reads "query: …" and "passage: …". Its BERT uncased WordPiece vocabulary is the one these
+  // files carry, so the MiniLM files opened as e5 show what the model is given without a download.
+  it('prefix a query and a passage as the model declares, and nothing for a model without prefixes', async () => {
+    const asQuery = await OnnxEmbeddings.open({ modelDir: fetched.dir, model: 'e5-small-v2', role: 'query' });
+    const asPassage = await OnnxEmbeddings.open({ modelDir: fetched.dir, model: 'e5-small-v2' });
+    try {
+      const text = 'rate cuts are coming';
+      expect(asQuery.tokenize(text)).toEqual(port.tokenize(`query: ${text}`));
+      expect(asPassage.tokenize(text)).toEqual(port.tokenize(`passage: ${text}`));
+      expect(port.tokenize(text)).not.toEqual(port.tokenize(`passage: ${text}`));
+      const [q] = await asQuery.embed([text]);
+      const [plain] = await port.embed([`query: ${text}`]);
+      expect(maxAbsDiff(q!, plain!)).toBeLessThan(1e-5);
+      // A model without prefixes reads the text as given in either role.
+      const bare = await OnnxEmbeddings.open({ modelDir: fetched.dir, role: 'query' });
+      expect(bare.tokenize(text)).toEqual(port.tokenize(text));
+      await bare.close();
+    } finally {
+      await asQuery.close();
+      await asPassage.close();
+    }
+  });
+});
+
 describe('embeddings', () => {
   it('are 384-dimensional unit vectors', async () => {
     const vectors = await port.embed(PODCAST_LINES);

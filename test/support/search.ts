@@ -9,6 +9,7 @@ import { ConsumerRunner, type ProcessorDefinition } from '../../processors/consu
 import { catalogProjector } from '../../projections/catalog/catalog-projector.ts';
 import { CatalogReader } from '../../projections/catalog/catalog-reader.ts';
 import type { EmbeddingsPort } from '../../projections/embeddings/embeddings-port.ts';
+import type { LocalModelName } from '../../projections/embeddings/local-models.ts';
 import { fetchModel } from '../../projections/embeddings/model-fetch.ts';
 import { OnnxEmbeddings } from '../../projections/embeddings/onnx-embeddings.ts';
 import { WorkerEmbeddings } from '../../projections/embeddings/worker-embeddings.ts';
@@ -45,9 +46,9 @@ export interface SearchEmbeddings {
  * through the vector cache (`vector-cache.ts`): a text embedded in an earlier run is not embedded
  * again, and the worker's model is only loaded for a text the cache has not seen.
  */
-export async function openTestEmbeddings(threads = 2): Promise<SearchEmbeddings> {
-  const fetched = await fetchModel({ modelsDir: TEST_MODELS_DIR });
-  const query = await OnnxEmbeddings.open({ modelDir: fetched.dir, intraOpNumThreads: 1 });
+export async function openTestEmbeddings(threads = 2, model?: LocalModelName): Promise<SearchEmbeddings> {
+  const fetched = await fetchModel({ modelsDir: TEST_MODELS_DIR, ...(model ? { model } : {}) });
+  const query = await OnnxEmbeddings.open({ modelDir: fetched.dir, intraOpNumThreads: 1, role: 'query' });
   const openWorker = () => WorkerEmbeddings.open({ modelDir: fetched.dir, intraOpNumThreads: threads });
   const indexing: EmbeddingsPort = vectorCacheEnabled()
     ? new CachedEmbeddings(fetched.manifest, query.model, query.dimensions, openWorker)
