@@ -264,6 +264,8 @@ export const searchRelevanceBench: Bench = {
     const podcasts = Number(process.env['EARSHOT_BENCH_EVAL_PODCASTS'] ?? 36);
     const episodes = Number(process.env['EARSHOT_BENCH_EVAL_EPISODES'] ?? 4);
     const seed = Number(process.env['EARSHOT_BENCH_EVAL_SEED'] ?? 42);
+    // EARSHOT_BENCH_EVAL_TURNS=realistic: long-tailed turn lengths, monologues of 1,000+ tokens.
+    const turns = process.env['EARSHOT_BENCH_EVAL_TURNS'] === 'realistic' ? 'realistic' : 'short';
     // EARSHOT_BENCH_EVAL_INDEX keeps the corpus and the built index there and reuses them while
     // the sizes, seed and model match (ranking changes can then be compared on the same index).
     const keep = process.env['EARSHOT_BENCH_EVAL_INDEX'];
@@ -277,12 +279,18 @@ export const searchRelevanceBench: Bench = {
     const embeddings = await openTestEmbeddings(2, modelName as LocalModelName | undefined);
     try {
       const record = path.join(tmp.dir, 'build.json');
-      const wanted = JSON.stringify({ podcasts, episodes, seed, model: embeddings.query.model });
+      const wanted = JSON.stringify({
+        podcasts,
+        episodes,
+        seed,
+        model: embeddings.query.model,
+        ...(turns === 'realistic' ? { turns } : {}),
+      });
       const built = fs.existsSync(record) && fs.readFileSync(record, 'utf8') === wanted;
       if (!built) {
         fs.rmSync(path.join(tmp.dir, 'corpus'), { recursive: true, force: true });
         fs.rmSync(path.join(tmp.dir, 'search'), { recursive: true, force: true });
-        progress(`generating ${podcasts} podcasts × ${episodes} episodes, seed ${seed}`);
+        progress(`generating ${podcasts} podcasts × ${episodes} episodes, seed ${seed}, ${turns} turns`);
       } else progress(`reusing the corpus and index in ${tmp.dir}`);
       const corpus = built
         ? loadCorpus(path.join(tmp.dir, 'corpus'))
@@ -292,6 +300,7 @@ export const searchRelevanceBench: Bench = {
             episodesPerPodcast: episodes,
             seed,
             asOf: Date.UTC(2026, 5, 1),
+            turns,
           });
       const index = new LanceDbSearchIndex(path.join(tmp.dir, 'search'), {
         dimensions: embeddings.query.dimensions,

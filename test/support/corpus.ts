@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { PlantedMention, SpeakerTruth } from '../../ingest/corpus/episode.ts';
+import type { TurnLengths } from '../../ingest/corpus/episode-script.ts';
 import { GROUND_TRUTH_FILES, generateCorpus, RECORD_FILES } from '../../ingest/corpus/generate.ts';
 import { OCCUPATIONS } from '../../ingest/corpus/vocabulary/occupations.ts';
 import type { EventProducer } from '../../ingest/event-producer.ts';
@@ -90,6 +91,8 @@ export async function generateTestCorpus(options: {
   episodesPerPodcast: number;
   seed: number;
   asOf: number;
+  /** Turn lengths (default `short`; `realistic`: long-tailed, as in real interviews). */
+  turns?: TurnLengths;
 }): Promise<Corpus> {
   await generateCorpus({
     podcasts: options.podcasts,
@@ -98,6 +101,7 @@ export async function generateTestCorpus(options: {
     out: options.dir,
     asOf: options.asOf,
     chartDays: 10,
+    ...(options.turns ? { turns: options.turns } : {}),
   });
   return loadCorpus(options.dir);
 }
