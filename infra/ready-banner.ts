@@ -38,7 +38,7 @@ export function readyBlock(
   if (demo?.kind === 'minted') {
     lines.push(
       `  Demo API key    ${demo.key}`,
-      `                  (project ${demo.projectId}; shown this once)`,
+      `                  (project ${demo.projectId}; printed at this first start only)`,
     );
   } else if (demo?.kind === 'bootstrap') {
     lines.push(`  Demo API key    the one in EARSHOT_BOOTSTRAP_API_KEY (project ${demo.projectId})`);
@@ -70,9 +70,20 @@ function semanticLine(info: Record<string, unknown>): string {
   return `not ready yet${why}; keyword search works now, /readyz shows when it is`;
 }
 
+/** How long the banner keeps watching for semantic search to become ready after printing. */
+const SEMANTIC_WATCH_MS = 15 * 60_000;
+const SEMANTIC_POLL_MS = 1000;
+
+function semanticReady(info: Record<string, unknown>): boolean {
+  return (info.search as { semantic_state?: string } | undefined)?.semantic_state === 'ready';
+}
+
 /**
  * Prints the ready block the first time `/readyz` would answer 200, after logging that the service
- * is ready, so that it is the last thing a newcomer sees. Returns a function that stops waiting.
+ * is ready, so that it is the last thing a newcomer sees. When semantic search was not ready yet,
+ * it prints the block again once it is (after the service has logged so), for up to
+ * SEMANTIC_WATCH_MS: the key and the request to try stay the last thing printed. Returns a
+ * function that stops waiting.
  */
 export function announceWhenReady(options: ReadyBannerOptions): () => void {
   const out = options.out ?? process.stderr;
@@ -89,6 +100,23 @@ export function announceWhenReady(options: ReadyBannerOptions): () => void {
     const seconds = (Date.now() - options.startedAt) / 1000;
     options.logger.info({ url: options.url, readyMs: Math.round(seconds * 1000) }, 'earshot ready');
     out.write(readyBlock(options.url, options.demo, seconds, semanticLine(info)));
+    if (!semanticReady(info)) {
+      const until = Date.now() + SEMANTIC_WATCH_MS;
+      timer = setTimeout(() => void watchSemantic(until), options.pollMs ?? SEMANTIC_POLL_MS);
+      timer.unref();
+    }
+  };
+  const watchSemantic = async (until: number) => {
+    if (stopped || Date.now() > until) return;
+    const { info } = await options.readiness.evaluate().catch(() => ({ ready: false, info: {} }));
+    if (stopped) return;
+    if (!semanticReady(info)) {
+      timer = setTimeout(() => void watchSemantic(until), options.pollMs ?? SEMANTIC_POLL_MS);
+      timer.unref();
+      return;
+    }
+    const seconds = (Date.now() - options.startedAt) / 1000;
+    out.write(readyBlock(options.url, options.demo, seconds, `ready (after ${seconds.toFixed(1)} s)`));
   };
   void tick();
   return () => {

@@ -76,6 +76,62 @@ describe('the ready block', () => {
   });
 });
 
+describe('the ready block once semantic search is ready', () => {
+  it('is printed again, last, when semantic search was still catching up at the first', async () => {
+    let state = 'catching_up';
+    const readiness = new Readiness();
+    readiness.add('engine', async () => ({ ok: true, detail: {} }));
+    readiness.describe('search', () => ({
+      semantic_state: state,
+      vector_backlog: { passages: 7, clips: 0, embedded: 3, total: 10 },
+    }));
+    const out = sink();
+    const stop = announceWhenReady({
+      readiness,
+      url: 'http://127.0.0.1:9',
+      demo: { kind: 'minted', key: 'esk_abcdefghijklmnopqrstuvwxyz0123456789ABCD', projectId: 'proj_demo' },
+      logger: createLogger('silent', 'earshot', sink().stream),
+      startedAt: Date.now(),
+      out: out.stream,
+      pollMs: 10,
+    });
+    try {
+      await new Promise((r) => setTimeout(r, 80));
+      expect(out.chunks).toHaveLength(1);
+      expect(out.chunks[0]).toContain('Semantic search not ready yet');
+      state = 'ready';
+      await new Promise((r) => setTimeout(r, 80));
+      expect(out.chunks).toHaveLength(2);
+      expect(out.chunks[1]).toMatch(/Semantic search ready \(after \d+\.\d s\)/);
+      expect(out.chunks[1]).toContain('export EARSHOT_API_KEY=esk_abcdefghijklmnopqrstuvwxyz0123456789ABCD');
+      // Once: nothing more is printed while it stays ready.
+      await new Promise((r) => setTimeout(r, 50));
+      expect(out.chunks).toHaveLength(2);
+    } finally {
+      stop();
+    }
+  });
+
+  it('is printed once when semantic search was ready at the first', async () => {
+    const readiness = new Readiness();
+    readiness.add('engine', async () => ({ ok: true, detail: {} }));
+    readiness.describe('search', () => ({ semantic_state: 'ready' }));
+    const out = sink();
+    const stop = announceWhenReady({
+      readiness,
+      url: 'http://127.0.0.1:9',
+      logger: createLogger('silent', 'earshot', sink().stream),
+      startedAt: Date.now(),
+      out: out.stream,
+      pollMs: 10,
+    });
+    await new Promise((r) => setTimeout(r, 80));
+    stop();
+    expect(out.chunks).toHaveLength(1);
+    expect(out.chunks[0]).toContain('Semantic search ready');
+  });
+});
+
 describe('log format', () => {
   it('is pretty on a terminal and JSON lines otherwise, unless forced', () => {
     expect(logFormatFor('auto', true)).toBe('pretty');
