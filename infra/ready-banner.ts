@@ -53,6 +53,10 @@ export function readyBlock(
   return lines.join('\n');
 }
 
+function semanticReady(info: Record<string, unknown>): boolean {
+  return (info.search as { semantic_state?: string } | undefined)?.semantic_state === 'ready';
+}
+
 function semanticLine(info: Record<string, unknown>): string {
   const search = info.search as
     | {
@@ -61,7 +65,7 @@ function semanticLine(info: Record<string, unknown>): string {
         reason?: string;
       }
     | undefined;
-  if (search?.semantic_state === 'ready') return 'ready';
+  if (semanticReady(info)) return 'ready';
   const b = search?.vector_backlog;
   const backlog = b?.passages
     ? ` (${b.passages} passages still to embed; ${b.embedded} of ${b.total} done)`
@@ -73,10 +77,6 @@ function semanticLine(info: Record<string, unknown>): string {
 /** How long the banner keeps watching for semantic search to become ready after printing. */
 const SEMANTIC_WATCH_MS = 15 * 60_000;
 const SEMANTIC_POLL_MS = 1000;
-
-function semanticReady(info: Record<string, unknown>): boolean {
-  return (info.search as { semantic_state?: string } | undefined)?.semantic_state === 'ready';
-}
 
 /**
  * Prints the ready block the first time `/readyz` would answer 200, after logging that the service
@@ -100,19 +100,18 @@ export function announceWhenReady(options: ReadyBannerOptions): () => void {
     const seconds = (Date.now() - options.startedAt) / 1000;
     options.logger.info({ url: options.url, readyMs: Math.round(seconds * 1000) }, 'earshot ready');
     out.write(readyBlock(options.url, options.demo, seconds, semanticLine(info)));
-    if (!semanticReady(info)) {
-      const until = Date.now() + SEMANTIC_WATCH_MS;
-      timer = setTimeout(() => void watchSemantic(until), options.pollMs ?? SEMANTIC_POLL_MS);
-      timer.unref();
-    }
+    if (!semanticReady(info)) watchSemanticLater(Date.now() + SEMANTIC_WATCH_MS);
+  };
+  const watchSemanticLater = (until: number) => {
+    timer = setTimeout(() => void watchSemantic(until), options.pollMs ?? SEMANTIC_POLL_MS);
+    timer.unref();
   };
   const watchSemantic = async (until: number) => {
     if (stopped || Date.now() > until) return;
     const { info } = await options.readiness.evaluate().catch(() => ({ ready: false, info: {} }));
     if (stopped) return;
     if (!semanticReady(info)) {
-      timer = setTimeout(() => void watchSemantic(until), options.pollMs ?? SEMANTIC_POLL_MS);
-      timer.unref();
+      watchSemanticLater(until);
       return;
     }
     const seconds = (Date.now() - options.startedAt) / 1000;
