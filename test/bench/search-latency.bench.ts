@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { TurnLengths } from '../../ingest/corpus/episode-script.ts';
 import { PRESETS } from '../../ingest/corpus/generate.ts';
 import { QUERIES } from '../../ingest/corpus/vocabulary/queries.ts';
 import { MODEL_NAME } from '../../projections/embeddings/model-fetch.ts';
@@ -36,12 +37,16 @@ import { percentile } from './bench.ts';
 const SEED = 2026;
 const AS_OF = Date.UTC(2026, 5, 1);
 const REQUESTS_PER_MODE = Number(process.env['EARSHOT_BENCH_SEARCH_REQUESTS'] ?? 300);
+/** `realistic`: long-tailed turn lengths (monologues of 1,000+ tokens), as real interviews have. */
+const TURNS: TurnLengths = process.env['EARSHOT_BENCH_SEARCH_TURNS'] === 'realistic' ? 'realistic' : 'short';
 
 interface BuildRecord {
   /** 5: vectors in their own tables (an index of an earlier version is rebuilt). */
   version: 5;
   preset: { podcasts: number; episodesPerPodcast: number };
   seed: number;
+  /** Absent in records written before turn lengths were an option: `short`. */
+  turns?: TurnLengths;
   model: string;
   lines: number;
   segments: number;
@@ -49,6 +54,8 @@ interface BuildRecord {
   seconds: number;
   vectorIndexSeconds: number;
   stats: SearchProjectorStats;
+  /** Texts the test vector cache answered (embedded by an earlier, interrupted build). */
+  textsFromVectorCache?: number;
 }
 
 function emptyStats(): SearchProjectorStats {
@@ -160,7 +167,7 @@ function latencyResults(
   for (const mode of ['keyword', 'semantic', 'hybrid'] as const) {
     out.push({
       bench: 'search-latency',
-      metric: `${engine}: ${mode} search p95 (${(lines / 1e6).toFixed(2)}M lines, warm, one client)`,
+      metric: `${engine}: ${mode} search p95 (${(lines / 1e6).toFixed(2)}M lines, ${TURNS} turns, warm, one client)`,
       value: Number(percentile(lat[mode], 95).toFixed(1)),
       unit: 'ms',
       target: { op: '<=', value: targets[mode] },
@@ -221,6 +228,7 @@ function corpusMatches(dir: string, preset: { podcasts: number; episodesPerPodca
     const m = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
     return (
       m.seed === SEED &&
+      (m.turns ?? 'short') === TURNS &&
       m.as_of === new Date(AS_OF).toISOString() &&
       m.sizes.podcasts === preset.podcasts &&
       m.sizes.episodes_per_podcast === preset.episodesPerPodcast
@@ -261,7 +269,12 @@ export const searchLatencyBench: Bench = {
     let record: BuildRecord | undefined;
     try {
       record = JSON.parse(fs.readFileSync(recordFile, 'utf8')) as BuildRecord;
-      if (record.version !== 5 || record.seed !== SEED || record.preset.podcasts !== preset.podcasts)
+      if (
+        record.version !== 5 ||
+        record.seed !== SEED ||
+        record.preset.podcasts !== preset.podcasts ||
+        (record.turns ?? 'short') !== TURNS
+      )
         record = undefined;
     } catch {
       record = undefined;
@@ -275,9 +288,9 @@ export const searchLatencyBench: Bench = {
         if (!corpusMatches(corpusDir, preset)) {
           fs.rmSync(corpusDir, { recursive: true, force: true });
           progress(
-            `generating the bench corpus (${preset.podcasts} × ${preset.episodesPerPodcast} episodes)`,
+            `generating the bench corpus (${preset.podcasts} × ${preset.episodesPerPodcast} episodes, ${TURNS} turns)`,
           );
-          await generateTestCorpus({ dir: corpusDir, ...preset, seed: SEED, asOf: AS_OF });
+          await generateTestCorpus({ dir: corpusDir, ...preset, seed: SEED, asOf: AS_OF, turns: TURNS });
         }
         const index = new LanceDbSearchIndex(lancePath, {
           dimensions: embeddings.query.dimensions,
@@ -287,6 +300,7 @@ export const searchLatencyBench: Bench = {
         const state = new PgliteStateStore(path.join(root, 'state'));
         const cache = new VectorCache(Number.POSITIVE_INFINITY);
         const built = await build(index, state, corpusDir, embeddings, cache, progress, 'LanceDB build');
+        const fromCache = (embeddings.indexing as { hits?: number }).hits ?? 0;
         // Whatever the last scheduled refresh left: fold it in, timed apart from the stream.
         const t = Date.now();
         await index.refresh();
@@ -298,13 +312,17 @@ export const searchLatencyBench: Bench = {
           version: 5,
           preset,
           seed: SEED,
+          turns: TURNS,
           model: embeddings.query.model,
           ...built,
           vectorIndexSeconds,
+          textsFromVectorCache: fromCache,
         };
         fs.writeFileSync(recordFile, JSON.stringify(record, null, 2));
       }
-      progress(`corpus: ${record.episodes} episodes, ${record.segments} segments, ${record.lines} lines`);
+      progress(
+        `corpus: ${record.episodes} episodes, ${record.segments} segments, ${record.lines} lines (${TURNS} turns)`,
+      );
       if (process.env['EARSHOT_BENCH_SEARCH_BUILD_ONLY'] === '1') {
         // Build and measure apart, so that only the measurement needs a quiet machine.
         progress('EARSHOT_BENCH_SEARCH_BUILD_ONLY=1: index built, latency not measured');
@@ -316,7 +334,7 @@ export const searchLatencyBench: Bench = {
         metric: 'LanceDB: indexing throughput incl. embeddings',
         value: Math.round(record.segments / record.seconds),
         unit: 'segments/s',
-        note: `${record.lines} lines in ${record.seconds.toFixed(0)} s (${Math.round(record.lines / record.seconds)} lines/s); ${s.textsEmbedded} distinct texts embedded (${(s.embedMs / 1000).toFixed(0)} s in the model, ${Math.round(s.textsEmbedded / (s.embedMs / 1000))} texts/s), ${s.vectorsReused} vectors reused on rebuilds; final index refresh ${record.vectorIndexSeconds.toFixed(0)} s`,
+        note: `${record.lines} lines in ${record.seconds.toFixed(0)} s (${Math.round(record.lines / record.seconds)} lines/s); ${s.textsEmbedded} distinct texts embedded (${(s.embedMs / 1000).toFixed(0)} s in the model, ${Math.round(s.textsEmbedded / (s.embedMs / 1000))} texts/s), ${s.vectorsReused} vectors reused on rebuilds; final index refresh ${record.vectorIndexSeconds.toFixed(0)} s${record.textsFromVectorCache ? `; ${record.textsFromVectorCache} texts answered by the test vector cache (an earlier run embedded them), so this is not an embedding figure` : ''}`,
       });
 
       // LanceDB, warm.
