@@ -1,13 +1,14 @@
+import { queryCoverage } from '../../projections/search/query-coverage.ts';
 import { type Fused, reciprocalRankFusion } from '../../projections/search/rrf.ts';
 import type { KeywordQuery, LineHit } from '../../projections/search/search-index.ts';
-import { holdsPhrases, queryCoverage } from '../../projections/search/text-analysis.ts';
+import { holdsPhrases } from '../../projections/search/text-analysis.ts';
 
 /** A ranked line: a keyword hit, or one of the lines of a semantic passage (`rank`: the passage's). */
 export type RankedLine = LineHit & { rank: number };
 
 /**
- * How many of semantic search's first lines the keyword hits must meet for the keyword ranking
- * to count in hybrid: a first page.
+ * The first page of each search, where the two must meet for the keyword ranking to count in
+ * hybrid.
  */
 export const AGREEMENT_PAGE = 10;
 
@@ -16,13 +17,16 @@ export const AGREEMENT_PAGE = 10;
  * semantic lines fused by reciprocal rank (score Σ weight / (60 + rank)), with three query-time
  * rules, each of which the relevance evaluations showed fusion needs (docs/search.md → Endpoints):
  *
- * 1. **Coverage.** A keyword line weighs the share of the query's distinct words it holds
- *    (queryCoverage): BM25 puts a line sharing one word of a five-word question first when
- *    nothing shares more, and at full weight it took the place of the best semantic line.
- * 2. **Agreement.** The keyword ranking counts only when the two searches meet: when at least one
- *    of semantic search's first AGREEMENT_PAGE lines is among the keyword hits. When none is, the
- *    keyword hits share words with the query but not its subject (a paraphrase meets "the new
- *    head coach wants to play a high press" only on "to a new"); their weight is then 0, and the
+ * 1. **Coverage.** A keyword line weighs the share of the query's distinct content words it
+ *    holds (queryCoverage; function words such as "too" and "for" do not count): BM25 puts a line
+ *    sharing one word of a five-word question first when nothing shares more, and at full weight
+ *    it took the place of the best semantic line.
+ * 2. **Agreement.** The keyword ranking counts only when the two searches meet on their first
+ *    pages: when at least one of semantic search's first AGREEMENT_PAGE lines is among keyword
+ *    search's first AGREEMENT_PAGE. When none is, the keyword hits share words with the query but
+ *    not its subject (a paraphrase meets "the new head coach wants to play a high press" only on
+ *    "to a new"; "property too expensive for young families" meets lines on childcare that is
+ *    "too expensive for families", far down the keyword list); their weight is then 0, and the
  *    lines semantic search also found no longer rise above the ones it ranked first. Keyword-only
  *    lines still follow, after every semantic line.
  * 3. **Quoted phrases first.** A line holding every quoted phrase of the keyword query ranks
@@ -31,10 +35,11 @@ export const AGREEMENT_PAGE = 10;
  *    score is 1 + its fused score (a fused score is below 0.04), so scores stay in rank order.
  * 4. **A model that cannot read the query.** When the embeddings model was not trained on the
  *    query's writing system (`semanticReadsQuery` false: modelReadsQuery), its ranking weighs
- *    nothing and the keyword ranking counts whether or not the two meet: the English models read
- *    a Hindi question as a handful of subword pieces, and their first lines are as good as chance
- *    (hybrid ranked below keyword on the real-speech Hindi questions). Semantic-only lines follow
- *    the keyword ones.
+ *    nothing and the keyword lines keep keyword search's own order (no coverage weight, whether
+ *    or not the two meet): the English models read a Hindi question as a handful of subword
+ *    pieces, and their first lines are as good as chance (hybrid ranked below keyword on the
+ *    real-speech Hindi questions; reordered by coverage, one line lower again). Semantic-only
+ *    lines follow the keyword ones.
  */
 export function fuseHybrid(
   query: KeywordQuery,
@@ -43,8 +48,8 @@ export function fuseHybrid(
   options: { semanticReadsQuery?: boolean } = {},
 ): { hit: RankedLine; score: number }[] {
   const reads = options.semanticReadsQuery ?? true;
-  const keywordIds = new Set(keywordLines.map((l) => l.id));
-  const meet = !reads || semanticLines.slice(0, AGREEMENT_PAGE).some((l) => keywordIds.has(l.id));
+  const keywordFirst = new Set(keywordLines.slice(0, AGREEMENT_PAGE).map((l) => l.id));
+  const meet = semanticLines.slice(0, AGREEMENT_PAGE).some((l) => keywordFirst.has(l.id));
   const fused = reciprocalRankFusion(
     [keywordLines, semanticLines],
     (l) => l.id,
@@ -52,6 +57,7 @@ export function fuseHybrid(
     (l) => l.rank,
     (l, list) => {
       if (list === 1) return reads ? 1 : 0;
+      if (!reads) return 1; // keyword search's own order
       if (!meet) return 0;
       return l.terms !== undefined ? queryCoverage(query, l.terms) : 1; // words unknown: full weight
     },

@@ -94,20 +94,6 @@ export function parseKeywordQuery(input: string): KeywordQuery {
 }
 
 /**
- * The share of a keyword query's distinct words (free and in phrases) that `terms` — a line's
- * indexed words, space-separated — holds: 1 when the line has every word of the query, 0.2 when it
- * shares one word of five.
- */
-export function queryCoverage(q: KeywordQuery, terms: string): number {
-  const wanted = new Set([...q.phrases.flatMap((p) => p.split(' ')), ...q.words]);
-  if (wanted.size === 0) return 0;
-  const have = new Set(terms.split(' '));
-  let n = 0;
-  for (const w of wanted) if (have.has(w)) n++;
-  return n / wanted.size;
-}
-
-/**
  * Whether `terms` — a line's indexed words, space-separated — holds every quoted phrase of `q`
  * as consecutive words (false when `q` quotes none).
  */

@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { rankLines } from '../../api/search/dialogue-search.ts';
 import { QueryEmbedder } from '../../api/search/search-services.ts';
 import { readRecords } from '../../ingest/corpus/read-corpus.ts';
+import { LOCAL_MODEL_NAMES, type LocalModelName } from '../../projections/embeddings/local-models.ts';
+import { MODEL_NAME } from '../../projections/embeddings/model-fetch.ts';
 import { LanceDbSearchIndex } from '../../projections/search/lancedb/lancedb-search-index.ts';
 import { parseKeywordQuery } from '../../projections/search/text-analysis.ts';
 import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
@@ -15,7 +17,8 @@ import type { Bench, BenchResult } from './bench.ts';
 
 /**
  * Dialogue search relevance on real speech: the hand-judged search questions of the real-speech
- * evaluation set (`labels/questions.ndjson`, see docs/search.md → "Real speech") against a LanceDB
+ * evaluation set (`real-speech/search-questions.ndjson`, or the evaluation dir's
+ * `labels/questions.ndjson`; see docs/search.md → "Real speech") against a LanceDB
  * index built from its transcripts through the search projector and the vector filler, with the
  * default local model. Scores the line ranking dialogue search groups into segments:
  *
@@ -29,12 +32,14 @@ import type { Bench, BenchResult } from './bench.ts';
  * minutes at line boundaries (passages never cross a segment). Embedding the whole corpus (about
  * 9.4 million model tokens) takes hours on a shared 2-core machine, so by default only the
  * episodes holding a judged line are indexed (`EARSHOT_BENCH_REAL_SPEECH_EPISODES=judged`; `all`
- * for every episode, or a number N for the judged episodes plus the first N others as
- * distractors). `EARSHOT_BENCH_REAL_SPEECH_INDEX` keeps the built index in that directory and
- * reuses it on the next run (same episode selection). `EARSHOT_BENCH_REAL_SPEECH_MODES=keyword`
+ * for every episode, or a number N for N episodes in all: the judged ones, then others in corpus
+ * order as distractors). `EARSHOT_BENCH_REAL_SPEECH_INDEX` keeps the built index in that directory and
+ * reuses it on the next run (same episode selection and model). `EARSHOT_BENCH_REAL_SPEECH_MODEL` picks
+ * another local model than the default. `EARSHOT_BENCH_REAL_SPEECH_MODES=keyword`
  * builds no vectors and scores keyword search alone (minutes instead of hours, so it can run over
  * every episode).
  *
+ * The dir holds the corpus converted to ingest records in `out/` (real-speech/convert-seenunseen.ts).
  * Run: `EARSHOT_REAL_SPEECH_DIR=<dir> npm run bench -- real-speech-search`, or
  * `node --import tsx test/bench/real-speech-search.bench.ts <dir> [--details]`.
  */
@@ -53,6 +58,12 @@ export interface Question {
 }
 
 type Mode = 'keyword' | 'semantic' | 'hybrid';
+
+/**
+ * The question set judged on seenunseen-whisper (docs/search.md → Real speech): questions and line
+ * references only, no transcript text. `<dir>/labels/questions.ndjson` replaces it when present.
+ */
+const COMMITTED_QUESTIONS = fileURLToPath(new URL('./real-speech/search-questions.ndjson', import.meta.url));
 const MODES: Mode[] = ['keyword', 'semantic', 'hybrid'];
 const SEGMENT_SECONDS = 600;
 
@@ -118,12 +129,14 @@ function selection(questions: Question[], episodeIds: string[]): Set<string> {
   const judged = new Set(questions.flatMap((q) => q.relevant.map((r) => r.episode_id)));
   const how = process.env['EARSHOT_BENCH_REAL_SPEECH_EPISODES'] ?? 'judged';
   if (how === 'all') return new Set(episodeIds);
-  const extra = how === 'judged' ? 0 : Number(how);
-  if (!Number.isInteger(extra) || extra < 0)
+  // A number: that many episodes in all, the judged ones and then others in corpus order. Judging
+  // a line of an indexed distractor (a pool read from this index) leaves the selection as it was.
+  const total = how === 'judged' ? judged.size : Number(how);
+  if (!Number.isInteger(total) || total < 0)
     throw new Error(`EARSHOT_BENCH_REAL_SPEECH_EPISODES must be judged, all or a number, got ${how}`);
   const out = new Set(judged);
   for (const id of episodeIds) {
-    if (out.size >= judged.size + extra) break;
+    if (out.size >= total) break;
     out.add(id);
   }
   return out;
@@ -160,7 +173,8 @@ export async function evaluateRealSpeechSearch(
   progress: (msg: string) => void = () => {},
 ): Promise<RealSpeechSearchEvaluation> {
   const out = (f: string) => path.join(dir, 'out', f);
-  const questions = readNdjson<Question>(path.join(dir, 'labels', 'questions.ndjson'));
+  const own = path.join(dir, 'labels', 'questions.ndjson');
+  const questions = readNdjson<Question>(fs.existsSync(own) ? own : COMMITTED_QUESTIONS);
   const episodeIds: string[] = [];
   for await (const e of readRecords<{ id: string }>(out('episodes.ndjson'))) episodeIds.push(e.id);
   const chosen = selection(questions, episodeIds);
@@ -172,11 +186,20 @@ export async function evaluateRealSpeechSearch(
   const record = path.join(indexDir, 'build.json');
   const wanted = [...chosen].sort().join(',');
   const previous = fs.existsSync(record)
-    ? (JSON.parse(fs.readFileSync(record, 'utf8')) as { episodes: string; vectors: boolean })
+    ? (JSON.parse(fs.readFileSync(record, 'utf8')) as { episodes: string; vectors: boolean; model?: string })
     : undefined;
-  const built = previous?.episodes === wanted && (previous.vectors || !withVectors);
+  // EARSHOT_BENCH_REAL_SPEECH_MODEL: another local model than the default.
+  const modelName = process.env['EARSHOT_BENCH_REAL_SPEECH_MODEL'];
+  if (modelName !== undefined && !(LOCAL_MODEL_NAMES as string[]).includes(modelName))
+    throw new Error(`EARSHOT_BENCH_REAL_SPEECH_MODEL: one of ${LOCAL_MODEL_NAMES.join(', ')}`);
+  const embeddings = await openTestEmbeddings(2, modelName as LocalModelName | undefined);
+  // A record without a model was built with the default one.
+  const builtWith = previous?.model ?? MODEL_NAME;
+  const built =
+    previous?.episodes === wanted &&
+    (previous.vectors || !withVectors) &&
+    (!withVectors || builtWith === embeddings.query.model);
 
-  const embeddings = await openTestEmbeddings();
   const index = new LanceDbSearchIndex(path.join(indexDir, 'search'), {
     dimensions: embeddings.query.dimensions,
     model: embeddings.query.model,
@@ -234,7 +257,13 @@ export async function evaluateRealSpeechSearch(
       if (keep)
         fs.writeFileSync(
           record,
-          JSON.stringify({ episodes: wanted, vectors: withVectors, lines, buildSeconds }),
+          JSON.stringify({
+            episodes: wanted,
+            vectors: withVectors,
+            model: embeddings.query.model,
+            lines,
+            buildSeconds,
+          }),
         );
     } else {
       lines = (JSON.parse(fs.readFileSync(record, 'utf8')) as { lines: number }).lines;

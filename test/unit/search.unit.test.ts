@@ -16,14 +16,10 @@ import {
   PASSAGE_TOKENS,
   passageVectorKey,
 } from '../../projections/search/passages.ts';
+import { contentWords, queryCoverage } from '../../projections/search/query-coverage.ts';
 import { reciprocalRankFusion } from '../../projections/search/rrf.ts';
 import type { PassageHit, SegmentDoc } from '../../projections/search/search-index.ts';
-import {
-  analyze,
-  holdsPhrases,
-  parseKeywordQuery,
-  queryCoverage,
-} from '../../projections/search/text-analysis.ts';
+import { analyze, holdsPhrases, parseKeywordQuery } from '../../projections/search/text-analysis.ts';
 import { feedbackQuery } from '../../projections/search/vectors.ts';
 
 describe('keyword query parsing', () => {
@@ -86,9 +82,10 @@ describe('reciprocal rank fusion', () => {
 });
 
 describe('hybrid keyword weights', () => {
-  it('is the share of the query’s distinct words, free or quoted, that a line holds', () => {
+  it('is the share of the query’s distinct content words, free or quoted, that a line holds', () => {
     const q = parseKeywordQuery('athlete moving to a new team');
-    expect(queryCoverage(q, 'the new head coach wants to play a high press')).toBeCloseTo(3 / 6, 10);
+    // "to" and "a" are function words: the coach line holds one of athlete, moving, new, team.
+    expect(queryCoverage(q, 'the new head coach wants to play a high press')).toBeCloseTo(1 / 4, 10);
     expect(queryCoverage(q, 'our star athlete is moving to a new team')).toBe(1);
     expect(queryCoverage(parseKeywordQuery('"quarter point" hike'), 'a quarter point hike')).toBe(1);
     expect(queryCoverage(parseKeywordQuery('"quarter point" hike'), 'a quarter point')).toBeCloseTo(
@@ -96,6 +93,24 @@ describe('hybrid keyword weights', () => {
       10,
     );
     expect(queryCoverage(q, '')).toBe(0);
+  });
+
+  it('leaves out the function words of the one language whose list holds most of the query', () => {
+    const words = (text: string) => contentWords(parseKeywordQuery(text).words);
+    expect(words('property too expensive for young families')).toEqual([
+      'property',
+      'expensive',
+      'young',
+      'families',
+    ]);
+    // English wins: German's "war" and Dutch's "van" stay content words in an English question.
+    expect(words('the war in the van')).toEqual(['war', 'van']);
+    expect(words('la banque centrale augmente les taux')).toEqual(['banque', 'centrale', 'augmente', 'taux']);
+    // Lists go through the analyser: "für" is folded to "fur" on both sides.
+    expect(words('die Zinsen für Kredite')).toEqual(['zinsen', 'kredite']);
+    // No list holds a word: all kept; only function words: all kept.
+    expect(words('Notenbank Leitzinsen')).toEqual(['notenbank', 'leitzinsen']);
+    expect(words('to be or')).toEqual(['to', 'be', 'or']);
   });
 });
 
@@ -140,6 +155,20 @@ describe('hybrid fusion', () => {
     expect(fused.at(-1)).toBe('h3');
   });
 
+  it('drops the keyword ranking when the two meet only below keyword search’s first page', () => {
+    const q = parseKeywordQuery('property too expensive for young families');
+    // Every keyword hit is about childcare that is "too expensive for families"; semantic search
+    // ranks the last of them on its first page, below nine lines about housing.
+    const keyword = Array.from({ length: AGREEMENT_PAGE + 2 }, (_, i) =>
+      line(`k${i + 1}`, i + 1, 'childcare is too expensive for families'),
+    );
+    const sem = semantic([...Array.from({ length: AGREEMENT_PAGE - 1 }, (_, i) => `s${i + 1}`), 'k12']);
+    expect(order(fuseHybrid(q, keyword, sem)).slice(0, AGREEMENT_PAGE)).toEqual(sem.map((l) => l.id));
+    // The same line on keyword search's first page: the two meet, and it rises.
+    const met = semantic([...Array.from({ length: AGREEMENT_PAGE - 1 }, (_, i) => `s${i + 1}`), 'k2']);
+    expect(order(fuseHybrid(q, keyword, met))[0]).toBe('k2');
+  });
+
   it('counts keyword lines by their coverage once the two searches meet', () => {
     const q = parseKeywordQuery('athlete moving to a new team');
     const keyword = [line('h1', 1, 'the athlete is moving to a new team'), line('h2', 2, 'a new fab')];
@@ -178,6 +207,9 @@ describe('hybrid search and the scripts the model reads', () => {
     ]);
     // A model that reads it: no agreement, so semantic order first, the keyword lines last.
     expect(order(fuseHybrid(q, keyword, [...sem, line('k2', 12)])).slice(0, 3)).toEqual(['s1', 's2', 's3']);
+    // Keyword search's own order, not reweighed by coverage: its first line holds half the query.
+    const own = [line('k1', 1, 'किसान'), line('k2', 2, 'किसान आंदोलन')];
+    expect(order(fuseHybrid(q, own, sem, { semanticReadsQuery: false })).slice(0, 2)).toEqual(['k1', 'k2']);
   });
 });
 
