@@ -192,13 +192,11 @@ export async function evaluateRealSpeechSearch(
   const modelName = process.env['EARSHOT_BENCH_REAL_SPEECH_MODEL'];
   if (modelName !== undefined && !(LOCAL_MODEL_NAMES as string[]).includes(modelName))
     throw new Error(`EARSHOT_BENCH_REAL_SPEECH_MODEL: one of ${LOCAL_MODEL_NAMES.join(', ')}`);
-  const embeddings = await openTestEmbeddings(2, modelName as LocalModelName | undefined);
-  // A record without a model was built with the default one.
-  const builtWith = previous?.model ?? MODEL_NAME;
+  const embeddings = await openTestEmbeddings(2, (modelName as LocalModelName | undefined) ?? MODEL_NAME);
   const built =
     previous?.episodes === wanted &&
     (previous.vectors || !withVectors) &&
-    (!withVectors || builtWith === embeddings.query.model);
+    (!withVectors || previous.model === embeddings.query.model);
 
   const index = new LanceDbSearchIndex(path.join(indexDir, 'search'), {
     dimensions: embeddings.query.dimensions,

@@ -4,7 +4,11 @@ import path from 'node:path';
 import type { TurnLengths } from '../../ingest/corpus/episode-script.ts';
 import { PRESETS } from '../../ingest/corpus/generate.ts';
 import { QUERIES } from '../../ingest/corpus/vocabulary/queries.ts';
-import { MODEL_NAME } from '../../projections/embeddings/model-fetch.ts';
+import {
+  LOCAL_MODEL_NAMES,
+  type LocalModelName,
+  MODEL_NAME,
+} from '../../projections/embeddings/local-models.ts';
 import { LanceDbSearchIndex } from '../../projections/search/lancedb/lancedb-search-index.ts';
 import { OpenSearchSearchIndex } from '../../projections/search/opensearch/opensearch-search-index.ts';
 import type { SearchIndex } from '../../projections/search/search-index.ts';
@@ -185,6 +189,7 @@ async function build(
   cache: VectorCache,
   progress: (m: string) => void,
   label: string,
+  model: string,
 ) {
   const stats = emptyStats();
   const api = await searchApi({ index, state, ...(embeddings ? { embeddings: embeddings.query } : {}) });
@@ -201,7 +206,7 @@ async function build(
       index,
       state,
       catalog: api.catalog,
-      embeddings: embeddings?.indexing ?? cachedOnly(cache),
+      embeddings: embeddings?.indexing ?? cachedOnly(cache, model),
       produce: (b) => produceCorpus(b.producer, corpus),
       timeoutMs: 6 * 3_600_000,
       batchSize: 1000,
@@ -239,9 +244,9 @@ function corpusMatches(dir: string, preset: { podcasts: number; episodesPerPodca
 }
 
 /** An embeddings port answering only from vectors computed earlier by the model. */
-function cachedOnly(cache: VectorCache) {
+function cachedOnly(cache: VectorCache, model: string) {
   return {
-    model: MODEL_NAME,
+    model,
     dimensions: 384,
     async embed(texts: string[]) {
       return texts.map((t) => {
@@ -279,7 +284,16 @@ export const searchLatencyBench: Bench = {
     } catch {
       record = undefined;
     }
-    const embeddings = await openTestEmbeddings();
+    // EARSHOT_BENCH_SEARCH_MODEL: the local model to build with (default MODEL_NAME); a kept build
+    // made with another one is built again.
+    const wantedModel = process.env['EARSHOT_BENCH_SEARCH_MODEL'];
+    if (wantedModel !== undefined && !(LOCAL_MODEL_NAMES as string[]).includes(wantedModel))
+      throw new Error(`EARSHOT_BENCH_SEARCH_MODEL: one of ${LOCAL_MODEL_NAMES.join(', ')}`);
+    if (record && wantedModel && record.model !== wantedModel) record = undefined;
+    const embeddings = await openTestEmbeddings(
+      2,
+      (record?.model ?? wantedModel ?? MODEL_NAME) as LocalModelName,
+    );
     try {
       const lancePath = path.join(root, 'lancedb');
       if (!record) {
@@ -299,7 +313,16 @@ export const searchLatencyBench: Bench = {
         await index.open();
         const state = new PgliteStateStore(path.join(root, 'state'));
         const cache = new VectorCache(Number.POSITIVE_INFINITY);
-        const built = await build(index, state, corpusDir, embeddings, cache, progress, 'LanceDB build');
+        const built = await build(
+          index,
+          state,
+          corpusDir,
+          embeddings,
+          cache,
+          progress,
+          'LanceDB build',
+          embeddings.query.model,
+        );
         const fromCache = (embeddings.indexing as { hits?: number }).hits ?? 0;
         // Whatever the last scheduled refresh left: fold it in, timed apart from the stream.
         const t = Date.now();
@@ -386,6 +409,7 @@ export const searchLatencyBench: Bench = {
             loadCache(cacheFile, 384),
             progress,
             'OpenSearch build',
+            record.model,
           );
           await osState.close();
           results.push({

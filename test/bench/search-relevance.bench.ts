@@ -4,7 +4,11 @@ import { rankLines } from '../../api/search/dialogue-search.ts';
 import { QueryEmbedder } from '../../api/search/search-services.ts';
 import { GROUND_TRUTH_FILES } from '../../ingest/corpus/generate.ts';
 import type { QueryDef } from '../../ingest/corpus/vocabulary/types.ts';
-import { LOCAL_MODEL_NAMES, type LocalModelName } from '../../projections/embeddings/local-models.ts';
+import {
+  LOCAL_MODEL_NAMES,
+  type LocalModelName,
+  MODEL_NAME,
+} from '../../projections/embeddings/local-models.ts';
 import { LanceDbSearchIndex } from '../../projections/search/lancedb/lancedb-search-index.ts';
 import type { SearchIndex } from '../../projections/search/search-index.ts';
 import { parseKeywordQuery } from '../../projections/search/text-analysis.ts';
@@ -276,7 +280,7 @@ export const searchRelevanceBench: Bench = {
     }
     const tmp = keep ? { dir: keep, remove: () => {} } : tempDir('earshot-bench-relevance-');
     fs.mkdirSync(tmp.dir, { recursive: true });
-    const embeddings = await openTestEmbeddings(2, modelName as LocalModelName | undefined);
+    const embeddings = await openTestEmbeddings(2, (modelName as LocalModelName | undefined) ?? MODEL_NAME);
     try {
       const record = path.join(tmp.dir, 'build.json');
       const wanted = JSON.stringify({

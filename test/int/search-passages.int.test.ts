@@ -14,6 +14,7 @@ import {
   projectIntoSearch,
   type SearchEmbeddings,
   searchApi,
+  TEST_MODEL,
   TEST_MODELS_DIR,
 } from '../support/search.ts';
 import { memoryStateStore } from '../support/state.ts';
@@ -119,7 +120,7 @@ afterAll(async () => {
 describe('semantic search over passages', () => {
   it('the planted turn is over 1,500 model tokens', async () => {
     const line = corpus.transcripts[0]!.lines.find((l) => l.number === planted.number)!;
-    const dir = (await fetchModel({ modelsDir: TEST_MODELS_DIR })).dir;
+    const dir = (await fetchModel({ modelsDir: TEST_MODELS_DIR, model: TEST_MODEL })).dir;
     const tokenizer = new Tokenizer(JSON.parse(await readFile(path.join(dir, TOKENIZER_FILE), 'utf8')), {});
     expect(tokenizer.encode(line.text, { add_special_tokens: false }).ids.length).toBeGreaterThan(1500);
   });

@@ -8,7 +8,13 @@ import { passageVectorKey } from '../../projections/search/passages.ts';
 import { SearchRuntime } from '../../projections/search/search-runtime.ts';
 import { VectorFiller } from '../../projections/search/search-vector-filler.ts';
 import { type Corpus, generateTestCorpus, produceCorpus } from '../support/corpus.ts';
-import { openTestEmbeddings, projectIntoSearch, searchApi, TEST_MODELS_DIR } from '../support/search.ts';
+import {
+  openTestEmbeddings,
+  projectIntoSearch,
+  searchApi,
+  TEST_MODEL,
+  TEST_MODELS_DIR,
+} from '../support/search.ts';
 import { memoryStateStore } from '../support/state.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -146,13 +152,13 @@ describe('search vectors', () => {
     const some = passages.slice(0, 5);
     expect(some.length).toBeGreaterThan(0);
     const model = await OnnxEmbeddings.open({
-      modelDir: (await fetchModel({ modelsDir: TEST_MODELS_DIR })).dir,
+      modelDir: (await fetchModel({ modelsDir: TEST_MODELS_DIR, model: TEST_MODEL })).dir,
       intraOpNumThreads: 1,
     });
     try {
       const expected = await model.embed(some.map((p) => p.text));
       const stored = await index.storedVectors([episodeId]);
-      // The default (int8) model quantizes activations per call, so a text embedded in another
+      // The tests' model (int8) quantizes activations per call, so a text embedded in another
       // batch differs slightly: the stored vector is its own text's, closer to it than to any other.
       some.forEach((p, i) => {
         const key = passageVectorKey(p.text);

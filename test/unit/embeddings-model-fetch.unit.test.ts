@@ -369,7 +369,7 @@ describe('openEmbeddings without a usable adapter', () => {
     expect(opened.port).toBeUndefined();
     expect(opened.availability).toEqual({
       available: false,
-      reason: expect.stringMatching(/EARSHOT_EMBEDDINGS_URL.*all-MiniLM-L6-v2-int8 is not cached/),
+      reason: expect.stringMatching(/EARSHOT_EMBEDDINGS_URL.*e5-small-v2-int8 is not cached/),
     });
   });
 
