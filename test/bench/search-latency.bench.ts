@@ -60,6 +60,8 @@ interface BuildRecord {
   stats: SearchProjectorStats;
   /** Texts the test vector cache answered (embedded by an earlier, interrupted build). */
   textsFromVectorCache?: number;
+  /** Resumed after a stop: `seconds` and `stats` cover the last run only. */
+  resumed?: boolean;
 }
 
 function emptyStats(): SearchProjectorStats {
@@ -190,6 +192,8 @@ async function build(
   progress: (m: string) => void,
   label: string,
   model: string,
+  /** Keep the backbone there, so a build stopped part way resumes (LanceDB build only). */
+  backboneDir?: string,
 ) {
   const stats = emptyStats();
   const api = await searchApi({ index, state, ...(embeddings ? { embeddings: embeddings.query } : {}) });
@@ -207,7 +211,15 @@ async function build(
       state,
       catalog: api.catalog,
       embeddings: embeddings?.indexing ?? cachedOnly(cache, model),
-      produce: (b) => produceCorpus(b.producer, corpus),
+      produce: async (b) => {
+        // A resumed build finds every event already on its kept log (duplicates would only cost
+        // work: the projectors are idempotent).
+        const produced = backboneDir && path.join(backboneDir, 'produced');
+        if (produced && fs.existsSync(produced)) return;
+        await produceCorpus(b.producer, corpus);
+        if (produced) fs.writeFileSync(produced, new Date().toISOString());
+      },
+      ...(backboneDir ? { backboneDir } : {}),
       timeoutMs: 6 * 3_600_000,
       batchSize: 1000,
       episodesPerPass: 64,
@@ -297,9 +309,27 @@ export const searchLatencyBench: Bench = {
     try {
       const lancePath = path.join(root, 'lancedb');
       if (!record) {
-        fs.rmSync(lancePath, { recursive: true, force: true });
-        fs.rmSync(path.join(root, 'state'), { recursive: true, force: true });
-        if (!corpusMatches(corpusDir, preset)) {
+        // A build stopped part way (hours of embedding on two cores) is resumed, not started over:
+        // the index, the catalog state and the event log with its offsets are kept until it ends.
+        const inProgressFile = path.join(root, 'build-in-progress.json');
+        const backboneDir = path.join(root, 'backbone');
+        const building = JSON.stringify({
+          seed: SEED,
+          turns: TURNS,
+          podcasts: preset.podcasts,
+          model: embeddings.query.model,
+        });
+        const resumed =
+          fs.existsSync(inProgressFile) &&
+          fs.readFileSync(inProgressFile, 'utf8') === building &&
+          corpusMatches(corpusDir, preset);
+        if (resumed) progress(`resuming the build stopped part way in ${root}`);
+        else {
+          fs.rmSync(lancePath, { recursive: true, force: true });
+          fs.rmSync(path.join(root, 'state'), { recursive: true, force: true });
+          fs.rmSync(backboneDir, { recursive: true, force: true });
+        }
+        if (!resumed && !corpusMatches(corpusDir, preset)) {
           fs.rmSync(corpusDir, { recursive: true, force: true });
           progress(
             `generating the bench corpus (${preset.podcasts} × ${preset.episodesPerPodcast} episodes, ${TURNS} turns)`,
@@ -313,6 +343,8 @@ export const searchLatencyBench: Bench = {
         await index.open();
         const state = new PgliteStateStore(path.join(root, 'state'));
         const cache = new VectorCache(Number.POSITIVE_INFINITY);
+        fs.mkdirSync(backboneDir, { recursive: true });
+        fs.writeFileSync(inProgressFile, building);
         const built = await build(
           index,
           state,
@@ -322,13 +354,16 @@ export const searchLatencyBench: Bench = {
           progress,
           'LanceDB build',
           embeddings.query.model,
+          backboneDir,
         );
         const fromCache = (embeddings.indexing as { hits?: number }).hits ?? 0;
         // Whatever the last scheduled refresh left: fold it in, timed apart from the stream.
         const t = Date.now();
         await index.refresh();
         const vectorIndexSeconds = (Date.now() - t) / 1000;
-        saveCache(cache, cacheFile, embeddings.query.dimensions);
+        // A resumed build's cache lacks what the stopped run embedded: no file, no OpenSearch build.
+        if (resumed) fs.rmSync(cacheFile, { force: true });
+        else saveCache(cache, cacheFile, embeddings.query.dimensions);
         await index.close();
         await state.close();
         record = {
@@ -340,8 +375,11 @@ export const searchLatencyBench: Bench = {
           ...built,
           vectorIndexSeconds,
           textsFromVectorCache: fromCache,
+          ...(resumed ? { resumed } : {}),
         };
         fs.writeFileSync(recordFile, JSON.stringify(record, null, 2));
+        fs.rmSync(backboneDir, { recursive: true, force: true });
+        fs.rmSync(inProgressFile, { force: true });
       }
       progress(
         `corpus: ${record.episodes} episodes, ${record.segments} segments, ${record.lines} lines (${TURNS} turns)`,
@@ -357,7 +395,7 @@ export const searchLatencyBench: Bench = {
         metric: 'LanceDB: indexing throughput incl. embeddings',
         value: Math.round(record.segments / record.seconds),
         unit: 'segments/s',
-        note: `${record.lines} lines in ${record.seconds.toFixed(0)} s (${Math.round(record.lines / record.seconds)} lines/s); ${s.textsEmbedded} distinct texts embedded (${(s.embedMs / 1000).toFixed(0)} s in the model, ${Math.round(s.textsEmbedded / (s.embedMs / 1000))} texts/s), ${s.vectorsReused} vectors reused on rebuilds; final index refresh ${record.vectorIndexSeconds.toFixed(0)} s${record.textsFromVectorCache ? `; ${record.textsFromVectorCache} texts answered by the test vector cache (an earlier run embedded them), so this is not an embedding figure` : ''}`,
+        note: `${record.lines} lines in ${record.seconds.toFixed(0)} s (${Math.round(record.lines / record.seconds)} lines/s); ${s.textsEmbedded} distinct texts embedded (${(s.embedMs / 1000).toFixed(0)} s in the model, ${Math.round(s.textsEmbedded / (s.embedMs / 1000))} texts/s), ${s.vectorsReused} vectors reused on rebuilds; final index refresh ${record.vectorIndexSeconds.toFixed(0)} s${record.textsFromVectorCache ? `; ${record.textsFromVectorCache} texts answered by the test vector cache (an earlier run embedded them), so this is not an embedding figure` : ''}${record.resumed ? '; resumed after a stop: the time and counts are the last run’s only' : ''}`,
       });
 
       // LanceDB, warm.
@@ -383,7 +421,9 @@ export const searchLatencyBench: Bench = {
 
       // OpenSearch, when configured: the same corpus through the same projector.
       const osUrl = process.env['OPENSEARCH_URL'];
-      if (osUrl) {
+      if (osUrl && !fs.existsSync(cacheFile)) {
+        progress('OpenSearch skipped: the LanceDB build was resumed, so its own vectors were not all kept');
+      } else if (osUrl) {
         const osIndex = new OpenSearchSearchIndex(osUrl, {
           prefix: 'bench-search-',
           dimensions: 384,

@@ -7,8 +7,9 @@ import { allTopicSpecs } from '../../schemas/topics.ts';
 import { tempDir } from './temp-dir.ts';
 
 /** An embedded event backbone in a temp dir with every declared topic and schema registered. */
-export async function embeddedBackbone() {
-  const tmp = tempDir();
+export async function embeddedBackbone(keptDir?: string) {
+  // A kept dir (a long bench build that may be stopped and started again) outlives close().
+  const tmp = keptDir ? { dir: keptDir, remove: () => {} } : tempDir();
   const log = new LmdbEventLog(path.join(tmp.dir, 'event-log'), {
     heartbeatIntervalMs: 200,
     sessionTimeoutMs: 1500,

@@ -90,8 +90,13 @@ export async function projectIntoSearch(options: {
   cache?: VectorCache;
   /** Episodes per vector filler pass. */
   episodesPerPass?: number;
+  /**
+   * Keep the backbone (log, offsets) in this dir: a run stopped part way and started again resumes
+   * where its runners committed (`produce` then decides whether anything is left to send).
+   */
+  backboneDir?: string;
 }) {
-  const backbone = await embeddedBackbone();
+  const backbone = await embeddedBackbone(options.backboneDir);
   await options.produce(backbone);
   const filler = new VectorFiller({
     index: () => options.index,
