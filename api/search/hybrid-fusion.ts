@@ -1,4 +1,4 @@
-import { queryCoverage } from '../../projections/search/query-coverage.ts';
+import { coverageOf } from '../../projections/search/query-coverage.ts';
 import { type Fused, reciprocalRankFusion } from '../../projections/search/rrf.ts';
 import type { KeywordQuery, LineHit } from '../../projections/search/search-index.ts';
 import { holdsPhrases } from '../../projections/search/text-analysis.ts';
@@ -18,7 +18,7 @@ export const AGREEMENT_PAGE = 10;
  * rules, each of which the relevance evaluations showed fusion needs (docs/search.md → Endpoints):
  *
  * 1. **Coverage.** A keyword line weighs the share of the query's distinct content words it
- *    holds (queryCoverage; function words such as "too" and "for" do not count): BM25 puts a line
+ *    holds (coverageOf; function words such as "too" and "for" do not count): BM25 puts a line
  *    sharing one word of a five-word question first when nothing shares more, and at full weight
  *    it took the place of the best semantic line.
  * 2. **Agreement.** The keyword ranking counts only when the two searches meet on their first
@@ -50,6 +50,7 @@ export function fuseHybrid(
   const reads = options.semanticReadsQuery ?? true;
   const keywordFirst = new Set(keywordLines.slice(0, AGREEMENT_PAGE).map((l) => l.id));
   const meet = semanticLines.slice(0, AGREEMENT_PAGE).some((l) => keywordFirst.has(l.id));
+  const coverage = coverageOf(query);
   const fused = reciprocalRankFusion(
     [keywordLines, semanticLines],
     (l) => l.id,
@@ -59,7 +60,7 @@ export function fuseHybrid(
       if (list === 1) return reads ? 1 : 0;
       if (!reads) return 1; // keyword search's own order
       if (!meet) return 0;
-      return l.terms !== undefined ? queryCoverage(query, l.terms) : 1; // words unknown: full weight
+      return l.terms !== undefined ? coverage(l.terms) : 1; // words unknown: full weight
     },
   );
   if (query.phrases.length === 0) return fused.map(scored(0));

@@ -41,13 +41,20 @@ export function contentWords(words: readonly string[]): readonly string[] {
  * The share of a keyword query's distinct content words (free and in phrases; contentWords) that
  * `terms` — a line's indexed words, space-separated — holds: 1 when the line has every one, 0.25
  * when it shares one of four. A line sharing only "too" and "for" with a question holds none of
- * what it asks.
+ * what it asks. The query's content words are found once; the function weighs each line.
  */
-export function queryCoverage(q: KeywordQuery, terms: string): number {
+export function coverageOf(q: KeywordQuery): (terms: string) => number {
   const wanted = contentWords([...new Set([...q.phrases.flatMap((p) => p.split(' ')), ...q.words])]);
-  if (wanted.length === 0) return 0;
-  const have = new Set(terms.split(' '));
-  let n = 0;
-  for (const w of wanted) if (have.has(w)) n++;
-  return n / wanted.length;
+  return (terms) => {
+    if (wanted.length === 0) return 0;
+    const have = new Set(terms.split(' '));
+    let n = 0;
+    for (const w of wanted) if (have.has(w)) n++;
+    return n / wanted.length;
+  };
+}
+
+/** coverageOf for one line. */
+export function queryCoverage(q: KeywordQuery, terms: string): number {
+  return coverageOf(q)(terms);
 }

@@ -1,3 +1,5 @@
+import { LOCAL_MODEL_NAMES, type LocalModelName } from '../../projections/embeddings/local-models.ts';
+
 /** One measured figure of a benchmark, with the target the issues set where there is one. */
 export interface BenchResult {
   bench: string;
@@ -24,4 +26,16 @@ export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[i]!;
+}
+
+/**
+ * The local model a bench's environment variable names (undefined when it is unset); an unknown
+ * name is refused with the names there are.
+ */
+export function benchModel(variable: string): LocalModelName | undefined {
+  const name = process.env[variable];
+  if (name === undefined) return undefined;
+  if (!(LOCAL_MODEL_NAMES as string[]).includes(name))
+    throw new Error(`${variable}: one of ${LOCAL_MODEL_NAMES.join(', ')}`);
+  return name as LocalModelName;
 }

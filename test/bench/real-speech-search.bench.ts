@@ -4,7 +4,6 @@ import { fileURLToPath } from 'node:url';
 import { rankLines } from '../../api/search/dialogue-search.ts';
 import { QueryEmbedder } from '../../api/search/search-services.ts';
 import { readRecords } from '../../ingest/corpus/read-corpus.ts';
-import { LOCAL_MODEL_NAMES, type LocalModelName } from '../../projections/embeddings/local-models.ts';
 import { MODEL_NAME } from '../../projections/embeddings/model-fetch.ts';
 import { LanceDbSearchIndex } from '../../projections/search/lancedb/lancedb-search-index.ts';
 import { parseKeywordQuery } from '../../projections/search/text-analysis.ts';
@@ -13,7 +12,7 @@ import { loadSchema, type SchemaName } from '../../schemas/avro-schemas.ts';
 import type { Segments, Transcript } from '../../schemas/generated/index.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import { openTestEmbeddings, projectIntoSearch, searchApi } from '../support/search.ts';
-import type { Bench, BenchResult } from './bench.ts';
+import { type Bench, type BenchResult, benchModel } from './bench.ts';
 
 /**
  * Dialogue search relevance on real speech: the hand-judged search questions of the real-speech
@@ -189,10 +188,7 @@ export async function evaluateRealSpeechSearch(
     ? (JSON.parse(fs.readFileSync(record, 'utf8')) as { episodes: string; vectors: boolean; model?: string })
     : undefined;
   // EARSHOT_BENCH_REAL_SPEECH_MODEL: another local model than the default.
-  const modelName = process.env['EARSHOT_BENCH_REAL_SPEECH_MODEL'];
-  if (modelName !== undefined && !(LOCAL_MODEL_NAMES as string[]).includes(modelName))
-    throw new Error(`EARSHOT_BENCH_REAL_SPEECH_MODEL: one of ${LOCAL_MODEL_NAMES.join(', ')}`);
-  const embeddings = await openTestEmbeddings(2, (modelName as LocalModelName | undefined) ?? MODEL_NAME);
+  const embeddings = await openTestEmbeddings(2, benchModel('EARSHOT_BENCH_REAL_SPEECH_MODEL') ?? MODEL_NAME);
   const built =
     previous?.episodes === wanted &&
     (previous.vectors || !withVectors) &&

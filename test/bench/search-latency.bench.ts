@@ -4,11 +4,7 @@ import path from 'node:path';
 import type { TurnLengths } from '../../ingest/corpus/episode-script.ts';
 import { PRESETS } from '../../ingest/corpus/generate.ts';
 import { QUERIES } from '../../ingest/corpus/vocabulary/queries.ts';
-import {
-  LOCAL_MODEL_NAMES,
-  type LocalModelName,
-  MODEL_NAME,
-} from '../../projections/embeddings/local-models.ts';
+import { type LocalModelName, MODEL_NAME } from '../../projections/embeddings/local-models.ts';
 import { LanceDbSearchIndex } from '../../projections/search/lancedb/lancedb-search-index.ts';
 import { OpenSearchSearchIndex } from '../../projections/search/opensearch/opensearch-search-index.ts';
 import type { SearchIndex } from '../../projections/search/search-index.ts';
@@ -25,8 +21,7 @@ import {
   type SearchEmbeddings,
   searchApi,
 } from '../support/search.ts';
-import type { Bench, BenchResult } from './bench.ts';
-import { percentile } from './bench.ts';
+import { type Bench, type BenchResult, benchModel, percentile } from './bench.ts';
 
 /**
  * Dialogue search latency at the API over the generator's bench corpus (≥ 1,000,000 lines),
@@ -298,9 +293,7 @@ export const searchLatencyBench: Bench = {
     }
     // EARSHOT_BENCH_SEARCH_MODEL: the local model to build with (default MODEL_NAME); a kept build
     // made with another one is built again.
-    const wantedModel = process.env['EARSHOT_BENCH_SEARCH_MODEL'];
-    if (wantedModel !== undefined && !(LOCAL_MODEL_NAMES as string[]).includes(wantedModel))
-      throw new Error(`EARSHOT_BENCH_SEARCH_MODEL: one of ${LOCAL_MODEL_NAMES.join(', ')}`);
+    const wantedModel = benchModel('EARSHOT_BENCH_SEARCH_MODEL');
     if (record && wantedModel && record.model !== wantedModel) record = undefined;
     const embeddings = await openTestEmbeddings(
       2,

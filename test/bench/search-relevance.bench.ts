@@ -4,11 +4,7 @@ import { rankLines } from '../../api/search/dialogue-search.ts';
 import { QueryEmbedder } from '../../api/search/search-services.ts';
 import { GROUND_TRUTH_FILES } from '../../ingest/corpus/generate.ts';
 import type { QueryDef } from '../../ingest/corpus/vocabulary/types.ts';
-import {
-  LOCAL_MODEL_NAMES,
-  type LocalModelName,
-  MODEL_NAME,
-} from '../../projections/embeddings/local-models.ts';
+import { MODEL_NAME } from '../../projections/embeddings/local-models.ts';
 import { LanceDbSearchIndex } from '../../projections/search/lancedb/lancedb-search-index.ts';
 import type { SearchIndex } from '../../projections/search/search-index.ts';
 import { parseKeywordQuery } from '../../projections/search/text-analysis.ts';
@@ -16,7 +12,7 @@ import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts'
 import { type Corpus, generateTestCorpus, loadCorpus, produceCorpus } from '../support/corpus.ts';
 import { openTestEmbeddings, projectIntoSearch, searchApi } from '../support/search.ts';
 import { tempDir } from '../support/temp-dir.ts';
-import type { Bench, BenchResult } from './bench.ts';
+import { type Bench, type BenchResult, benchModel } from './bench.ts';
 
 type Mode = 'keyword' | 'semantic' | 'hybrid';
 
@@ -274,13 +270,10 @@ export const searchRelevanceBench: Bench = {
     // the sizes, seed and model match (ranking changes can then be compared on the same index).
     const keep = process.env['EARSHOT_BENCH_EVAL_INDEX'];
     // EARSHOT_BENCH_EVAL_MODEL: another local model than the default (EARSHOT_EMBEDDINGS_LOCAL_MODEL's names).
-    const modelName = process.env['EARSHOT_BENCH_EVAL_MODEL'];
-    if (modelName !== undefined && !(LOCAL_MODEL_NAMES as string[]).includes(modelName)) {
-      throw new Error(`EARSHOT_BENCH_EVAL_MODEL: one of ${LOCAL_MODEL_NAMES.join(', ')}`);
-    }
+    const model = benchModel('EARSHOT_BENCH_EVAL_MODEL') ?? MODEL_NAME;
     const tmp = keep ? { dir: keep, remove: () => {} } : tempDir('earshot-bench-relevance-');
     fs.mkdirSync(tmp.dir, { recursive: true });
-    const embeddings = await openTestEmbeddings(2, (modelName as LocalModelName | undefined) ?? MODEL_NAME);
+    const embeddings = await openTestEmbeddings(2, model);
     try {
       const record = path.join(tmp.dir, 'build.json');
       const wanted = JSON.stringify({
