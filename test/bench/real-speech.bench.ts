@@ -18,14 +18,16 @@ import type { Bench, BenchResult } from './bench.ts';
 
 /**
  * Mention detection and speaker identification scored on a hand-labelled sample of a real,
- * diarized podcast corpus (see docs/understanding.md → "Real speech"). The evaluation set is not
- * part of the repository: its directory is given as an argument or in `EARSHOT_REAL_SPEECH_DIR`,
- * laid out as
+ * diarized podcast corpus (see docs/understanding.md → "Real speech"). The corpus is not part of
+ * the repository: its directory is given as an argument or in `EARSHOT_REAL_SPEECH_DIR`, laid out as
  *
  *   out/{podcasts,entities,episodes,transcripts}.ndjson   the corpus as ingest records
+ *                                                         (real-speech/convert-seenunseen.ts)
  *   out/entity-variants.json                              known misspellings per entity id
- *   labels/mentions.ndjson                                sampled lines, every entity they name
- *   labels/speakers.ndjson                                every diarization label of some episodes
+ *   labels/mentions.ndjson                                optional: sampled lines, every entity they
+ *                                                         name (else real-speech/mention-labels.ndjson)
+ *   labels/speakers.ndjson                                optional: every diarization label of some
+ *                                                         episodes (else real-speech/speaker-labels.ndjson)
  *
  * Mentions are scored over (line, entity) pairs of the sampled lines, detection running over the
  * whole episode (context crosses lines). Speakers: the host identified (the label the identifier
@@ -153,6 +155,17 @@ async function readAllOf<T>(file: string, schema: SchemaName): Promise<T[]> {
   return out;
 }
 
+/**
+ * The labels: `<dir>/labels/<kind>.ndjson` when present, else the judged set committed beside this
+ * file (`real-speech/<kind>-labels.ndjson`: ids, line numbers, offsets and the names' spellings,
+ * no transcript text), so losing an evaluation dir cannot lose the judgements.
+ */
+function labelsFile(dir: string, kind: 'mentions' | 'speakers'): string {
+  const own = path.join(dir, 'labels', `${kind}.ndjson`);
+  if (fs.existsSync(own)) return own;
+  return fileURLToPath(new URL(`./real-speech/${kind.slice(0, -1)}-labels.ndjson`, import.meta.url));
+}
+
 function readNdjson<T>(file: string): T[] {
   return fs
     .readFileSync(file, 'utf8')
@@ -184,9 +197,9 @@ export async function evaluateRealSpeech(
   const episodes = new Map(
     (await readAllOf<EpisodePublished>(out('episodes.ndjson'), 'EpisodePublished')).map((e) => [e.id, e]),
   );
-  const mentionLabels = readNdjson<MentionLabel>(path.join(dir, 'labels', 'mentions.ndjson'));
+  const mentionLabels = readNdjson<MentionLabel>(labelsFile(dir, 'mentions'));
   const speakerLabels = new Map(
-    readNdjson<SpeakerLabel>(path.join(dir, 'labels', 'speakers.ndjson')).map((s) => [s.episode_id, s]),
+    readNdjson<SpeakerLabel>(labelsFile(dir, 'speakers')).map((s) => [s.episode_id, s]),
   );
   const sampled = new Map<string, MentionLabel[]>();
   for (const m of mentionLabels) {

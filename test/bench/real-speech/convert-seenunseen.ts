@@ -1,10 +1,13 @@
 // Converts the seenunseen-whisper corpus (corpus/: metadata.json, transcripts_chat, transcripts_vtt at
 // commit 3e2af32f8c2a50d6d3e26683e32ca69f9aca5082) into Earshot ingest records in out/:
-// publishers, podcasts, episodes, transcripts (NDJSON, {"type","data"} per line).
+// publishers, podcasts, episodes, transcripts (NDJSON, {"type","data"} per line), and, from the
+// hand-written catalog committed beside this file, entities, entity-variants.json and the credits
+// (episode `people`, the podcast's `hosts`).
 //
 // Run:  node --import tsx test/bench/real-speech/convert-seenunseen.ts <evaluation dir>   (the dir holding corpus/)
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 if (!process.argv[2]) {
   console.error('usage: node --import tsx test/bench/real-speech/convert-seenunseen.ts <evaluation dir>');
@@ -43,6 +46,35 @@ const seconds = (t: string): number => {
 };
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 const episodeId = (n: number) => `seenunseen_e${String(n).padStart(3, '0')}`;
+
+/**
+ * The hand-written catalog (docs/understanding.md → Real speech): entity records, the misspellings
+ * read off the episode introductions, and who each episode credits. Ours, not the corpus's.
+ */
+const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
+const CATALOG = {
+  entities: here('./catalog.ndjson'),
+  variants: here('./entity-variants.json'),
+  credits: here('./credits.ndjson'),
+};
+const HOST_ID = 'p-amit-varma';
+const readNdjson = <T>(file: string): T[] =>
+  fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as T);
+const entityRecords = readNdjson<{ type: 'entity'; data: { id: string; name: string } }>(CATALOG.entities);
+const entityNames = new Set(entityRecords.map((r) => r.data.name));
+const credits = new Map(
+  readNdjson<{ episode_id: string; people: { name: string; role: string }[] }>(CATALOG.credits).map((c) => [
+    c.episode_id,
+    c.people,
+  ]),
+);
+for (const [id, people] of credits)
+  for (const p of people)
+    if (!entityNames.has(p.name)) throw new Error(`credits of ${id}: ${p.name} is no entity of the catalog`);
 
 function devanagariShare(texts: string[]): number {
   let dev = 0;
@@ -104,7 +136,7 @@ write('podcasts.ndjson', [
       publisher_id: PUBLISHER_ID,
       language: 'en',
       categories: [],
-      hosts: [],
+      hosts: [HOST_ID],
       image_url: null,
       feed_url: null,
       website_url: 'https://seenunseen.in',
@@ -118,11 +150,13 @@ write('podcasts.ndjson', [
 const episodes: unknown[] = [];
 const transcripts: unknown[] = [];
 const report = {
+  entities: entityRecords.length,
   episodes: 0,
   lines: 0,
   hindi: [] as string[],
   noMetadata: [] as string[],
   noVtt: [] as string[],
+  noCredits: [] as string[],
   outOfOrderStarts: [] as string[],
 };
 for (const { file, num } of files) {
@@ -152,6 +186,7 @@ for (const { file, num } of files) {
   const language = devanagariShare(chat.map((c) => c.message)) > HINDI_SHARE ? 'hi' : 'en';
   if (language === 'hi') report.hindi.push(id);
 
+  if (!credits.has(id)) report.noCredits.push(id);
   const meta = metaByNum.get(num);
   if (!meta) report.noMetadata.push(id);
   // Episode 311 is in transcripts_chat but not in metadata.json: title from its introduction
@@ -176,7 +211,7 @@ for (const { file, num } of files) {
       audio_url: null,
       image_url: null,
       language,
-      people: [{ name: 'Amit Varma', role: 'host' }],
+      people: credits.get(id) ?? [{ name: 'Amit Varma', role: 'host' }],
       source: 'ingest',
     },
   });
@@ -187,6 +222,8 @@ for (const { file, num } of files) {
   report.episodes++;
   report.lines += lines.length;
 }
+write('entities.ndjson', entityRecords);
+fs.copyFileSync(CATALOG.variants, path.join(outDir, 'entity-variants.json'));
 write('episodes.ndjson', episodes);
 write('transcripts.ndjson', transcripts);
 console.log(JSON.stringify(report, null, 2));
