@@ -7,6 +7,9 @@ import { seedStateDir } from './state-template.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
+/** Prefix of the cache dir a spawned service gets instead of the user's (removed after the run). */
+export const NO_CACHE_PREFIX = 'earshot-test-no-cache-';
+
 /**
  * Runs `earshot <args>` as a child process, as a user would, bound to 127.0.0.1. A variable given
  * as undefined is removed from the environment the child inherits.
@@ -40,7 +43,7 @@ export async function spawnEarshot(
       MCP_PORT: '0',
       LOG_LEVEL: 'info',
       EARSHOT_EMBEDDINGS_FETCH: 'off',
-      XDG_CACHE_HOME: path.join(tmpdir(), `earshot-test-no-cache-${process.pid}`),
+      XDG_CACHE_HOME: path.join(tmpdir(), `${NO_CACHE_PREFIX}${process.pid}`),
       ...env,
     } as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],

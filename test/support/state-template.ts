@@ -7,6 +7,9 @@ import { MIGRATIONS_DIR } from '../../projections/state/migrations.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
+/** How a template's directory name starts (the rest: the PGlite version, the migrations' hash). */
+export const TEMPLATE_PREFIX = 'earshot-test-pglite-';
+
 /**
  * Where the migrated state store template is kept: a PGlite cluster on which every migration of
  * `schemas/postgres` has run, named by the PGlite version and a hash of the migrations (a changed
@@ -33,7 +36,7 @@ export function templateDir(): string {
   }
   return path.join(
     process.env['EARSHOT_TEST_CACHE_DIR'] || tmpdir(),
-    `earshot-test-pglite-${version}-${hash.digest('hex').slice(0, 16)}`,
+    `${TEMPLATE_PREFIX}${version}-${hash.digest('hex').slice(0, 16)}`,
   );
 }
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { migrate } from '../../projections/state/migrations.ts';
 import { PgliteStateStore } from '../../projections/state/pglite-state-store.ts';
-import { COMPLETE, seedStateDir, template, templateDir } from './state-template.ts';
+import { COMPLETE, seedStateDir, TEMPLATE_PREFIX, template, templateDir } from './state-template.ts';
 
 /** Builds the template once (vitest's global setup calls it before any file runs). */
 export async function ensureStateTemplate(): Promise<void> {
@@ -33,11 +33,35 @@ export async function ensureStateTemplate(): Promise<void> {
     // another run finished meanwhile is kept, as its files may be read already.
     if (!fs.existsSync(path.join(dir, COMPLETE))) fs.rmSync(dir, { recursive: true, force: true });
     fs.renameSync(partial, dir);
+    pruneOldTemplates(dir);
   } catch (err) {
     fs.rmSync(partial, { recursive: true, force: true });
     // Another run made it at the same moment.
     if (fs.existsSync(path.join(dir, COMPLETE))) return;
     throw err;
+  }
+}
+
+/** A template no run has made for this long is one of earlier migrations or PGlite versions. */
+const STALE_MS = 24 * 3600_000;
+
+/**
+ * Removes the templates of earlier migrations or PGlite versions beside `current` (each is a few
+ * MB, and every changed migration makes a new one), once no run has made one for a day: a run of
+ * another checkout may still be reading a recent one.
+ */
+function pruneOldTemplates(current: string): void {
+  const parent = path.dirname(current);
+  const prefix = TEMPLATE_PREFIX;
+  const now = Date.now();
+  for (const name of fs.readdirSync(parent)) {
+    const dir = path.join(parent, name);
+    if (!name.startsWith(prefix) || dir === current) continue;
+    try {
+      if (now - fs.statSync(dir).mtimeMs > STALE_MS) fs.rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // Removed by another run meanwhile.
+    }
   }
 }
 
