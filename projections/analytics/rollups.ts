@@ -23,8 +23,15 @@ import type { AnalyticsStore } from './analytics-store.ts';
  * the rollup held for its keys, then the new rows one version above: a replayed or duplicated
  * batch recomputes the same values (nothing counts twice), and a batch replayed after a crash
  * recomputes what the first attempt may have left undone, because the keys come from the batch,
- * not from what the writer found new. Versions are microseconds of the clock, strictly increasing
- * in a process; recomputes of one store run one at a time, so a later one always wins.
+ * not from what the writer found new.
+ *
+ * Versions are microseconds of the **store's** clock, read when a recompute starts (after the
+ * batch's source rows are written, before they are read), kept strictly increasing in a process.
+ * One clock for every process that writes the rollups: whichever recompute takes the highest
+ * version read every source row written by the recomputes below it, so it holds the complete
+ * figures whatever the hosts' clocks say. With each host's own clock, a host running ahead could
+ * give an earlier recompute, which missed another instance's rows, the higher version for good.
+ * Recomputes of one store in one process run one at a time.
  */
 /** A key of the topic day rollups: a podcast's topic on a UTC day (`YYYY-MM-DD`). */
 interface TopicDayKey {
@@ -39,9 +46,12 @@ export class Rollups {
 
   constructor(private readonly store: AnalyticsStore) {}
 
-  /** A version above every earlier one of this process (markers take it, rows it + 1). */
-  private version(): number {
-    this.#last = Math.max(Date.now() * 1000, this.#last + 2);
+  /** A version above every earlier one (markers take it, rows it + 1), from the store's clock. */
+  private async version(): Promise<number> {
+    const [row] = await this.store.query<{ now: string }>(
+      'SELECT toString(toUnixTimestamp64Micro(now64(6))) AS now',
+    );
+    this.#last = Math.max(Number(row?.now ?? 0), this.#last + 2);
     return this.#last;
   }
 
@@ -56,7 +66,7 @@ export class Rollups {
     if (episodeIds.length === 0) return Promise.resolve();
     return this.serial(async () => {
       const ids = [...new Set(episodeIds)];
-      const v = this.version();
+      const v = await this.version();
       await this.store.command(
         `INSERT INTO episode_dates (published_at, id, version, is_deleted)
          SELECT published_at, id, {v:UInt64}, 1 FROM episode_dates FINAL WHERE id IN {ids:Array(String)}`,
@@ -86,7 +96,7 @@ export class Rollups {
       if (ids.length === 0) return;
       // The (podcast, topic, day) keys these episodes had before: their day rollups change too.
       const before = await this.topicDayKeys(ids);
-      const v = this.version();
+      const v = await this.version();
       await this.store.command(
         `INSERT INTO topic_episode_entities (topic, published_at, episode_id, version, is_deleted)
          SELECT topic, published_at, episode_id, {v:UInt64}, 1 FROM topic_episode_entities FINAL
@@ -212,7 +222,7 @@ export class Rollups {
             );
       const people = [...new Set([...persons, ...earlier.map((r) => r.person_id)])];
       if (people.length === 0) return;
-      const v = this.version();
+      const v = await this.version();
       await this.store.insert(
         'guest_totals',
         ['person_id', 'version', 'is_deleted'],
@@ -242,7 +252,7 @@ export class Rollups {
     if (episodeIds.length === 0) return Promise.resolve();
     return this.serial(async () => {
       const ids = [...new Set(episodeIds)];
-      const v = this.version();
+      const v = await this.version();
       await this.store.command(
         `INSERT INTO sponsor_episodes (published_at, sponsor_key, episode_id, version, is_deleted)
          SELECT published_at, sponsor_key, episode_id, {v:UInt64}, 1 FROM sponsor_episodes FINAL
@@ -270,7 +280,7 @@ export class Rollups {
     if (sponsorKeys.length === 0) return Promise.resolve();
     return this.serial(async () => {
       const keys = [...new Set(sponsorKeys)];
-      const v = this.version();
+      const v = await this.version();
       await this.store.insert(
         'sponsor_totals',
         ['sponsor_key', 'version', 'is_deleted'],

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   AnalyticsQueryError,
   type AnalyticsStore,
@@ -416,6 +416,52 @@ export function analyticsStoreContract(adapter: string, setup: () => Promise<Ana
         { p: id('person') },
       );
       expect(after).toEqual({ appearances: 1 });
+    });
+
+    it('versions rollups by the store clock: a host whose clock runs ahead cannot outlast a later recompute', async () => {
+      const id = (name: string) => `${t}-clock-${name}`;
+      const day = Date.UTC(2026, 0, 12);
+      const ad = (n: string) => [
+        id('e1'),
+        id(n),
+        id('p1'),
+        day,
+        id('sponsor'),
+        'Sponsor',
+        '',
+        'host_read',
+        0,
+        null,
+        0,
+        30,
+        null,
+        null,
+        4 * 1000 + 2,
+        0,
+      ];
+      const adCount = async () =>
+        Number(
+          (
+            await store.query<{ ad_count: number }>(
+              'SELECT ad_count FROM sponsor_totals FINAL WHERE sponsor_key = {k:String}',
+              { k: id('sponsor') },
+            )
+          )[0]?.ad_count,
+        );
+      // One instance, on a host whose clock runs a minute ahead, recomputes after the first ad…
+      await store.insert('sponsor_ad_reads', TABLES.sponsor_ad_reads, [ad('a1')]);
+      const realNow = Date.now.bind(Date);
+      const ahead = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 60_000);
+      try {
+        await new Rollups(store).sponsors([id('sponsor')]);
+      } finally {
+        ahead.mockRestore();
+      }
+      expect(await adCount()).toBe(1);
+      // …another instance after the second ad: its figures, which count both, are the ones kept.
+      await store.insert('sponsor_ad_reads', TABLES.sponsor_ad_reads, [ad('a2')]);
+      await new Rollups(store).sponsors([id('sponsor')]);
+      expect(await adCount()).toBe(2);
     });
 
     it('keeps the topic day rollups with the episodes: whole days from them, partial days from the episodes', async () => {
