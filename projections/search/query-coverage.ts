@@ -53,8 +53,3 @@ export function coverageOf(q: KeywordQuery): (terms: string) => number {
     return n / wanted.length;
   };
 }
-
-/** coverageOf for one line. */
-export function queryCoverage(q: KeywordQuery, terms: string): number {
-  return coverageOf(q)(terms);
-}

@@ -52,11 +52,10 @@ const STALE_MS = 24 * 3600_000;
  */
 function pruneOldTemplates(current: string): void {
   const parent = path.dirname(current);
-  const prefix = TEMPLATE_PREFIX;
   const now = Date.now();
   for (const name of fs.readdirSync(parent)) {
     const dir = path.join(parent, name);
-    if (!name.startsWith(prefix) || dir === current) continue;
+    if (!name.startsWith(TEMPLATE_PREFIX) || dir === current) continue;
     try {
       if (now - fs.statSync(dir).mtimeMs > STALE_MS) fs.rmSync(dir, { recursive: true, force: true });
     } catch {

@@ -16,7 +16,7 @@ import {
   PASSAGE_TOKENS,
   passageVectorKey,
 } from '../../projections/search/passages.ts';
-import { contentWords, queryCoverage } from '../../projections/search/query-coverage.ts';
+import { contentWords, coverageOf } from '../../projections/search/query-coverage.ts';
 import { reciprocalRankFusion } from '../../projections/search/rrf.ts';
 import type { PassageHit, SegmentDoc } from '../../projections/search/search-index.ts';
 import { analyze, holdsPhrases, parseKeywordQuery } from '../../projections/search/text-analysis.ts';
@@ -85,14 +85,11 @@ describe('hybrid keyword weights', () => {
   it('is the share of the query’s distinct content words, free or quoted, that a line holds', () => {
     const q = parseKeywordQuery('athlete moving to a new team');
     // "to" and "a" are function words: the coach line holds one of athlete, moving, new, team.
-    expect(queryCoverage(q, 'the new head coach wants to play a high press')).toBeCloseTo(1 / 4, 10);
-    expect(queryCoverage(q, 'our star athlete is moving to a new team')).toBe(1);
-    expect(queryCoverage(parseKeywordQuery('"quarter point" hike'), 'a quarter point hike')).toBe(1);
-    expect(queryCoverage(parseKeywordQuery('"quarter point" hike'), 'a quarter point')).toBeCloseTo(
-      2 / 3,
-      10,
-    );
-    expect(queryCoverage(q, '')).toBe(0);
+    expect(coverageOf(q)('the new head coach wants to play a high press')).toBeCloseTo(1 / 4, 10);
+    expect(coverageOf(q)('our star athlete is moving to a new team')).toBe(1);
+    expect(coverageOf(parseKeywordQuery('"quarter point" hike'))('a quarter point hike')).toBe(1);
+    expect(coverageOf(parseKeywordQuery('"quarter point" hike'))('a quarter point')).toBeCloseTo(2 / 3, 10);
+    expect(coverageOf(q)('')).toBe(0);
   });
 
   it('leaves out the function words of the one language whose list holds most of the query', () => {
