@@ -132,7 +132,8 @@ async function measure(
   list: Request[],
   progress: (m: string) => void,
   label: string,
-): Promise<Record<Request['mode'], number[]>> {
+): Promise<Latencies> {
+  const bytes: Record<Request['mode'], number[]> = { keyword: [], semantic: [], hybrid: [] };
   const call = async (r: Request, i: number) => {
     // A different page size per call keeps repeated texts from being answered identically.
     const url = `${base}/v1/podcasts/episodes/search?${r.url}&limit=${10 + (i % 16)}`;
@@ -142,10 +143,12 @@ async function measure(
     const ms = performance.now() - t;
     if (res.status !== 200)
       throw new Error(`${url}: HTTP ${res.status} ${Buffer.from(body).toString().slice(0, 300)}`);
+    bytes[r.mode].push(body.byteLength);
     return ms;
   };
   progress(`${label}: warm-up (${list.length} requests)`);
   for (const [i, r] of list.entries()) await call(r, i);
+  for (const mode of ['keyword', 'semantic', 'hybrid'] as const) bytes[mode].length = 0;
   const out: Record<Request['mode'], number[]> = { keyword: [], semantic: [], hybrid: [] };
   for (const mode of ['keyword', 'semantic', 'hybrid'] as const) {
     const ofMode = list.filter((r) => r.mode === mode);
@@ -155,14 +158,16 @@ async function measure(
       `${label} ${mode}: p50 ${percentile(out[mode], 50).toFixed(1)} ms, p95 ${percentile(out[mode], 95).toFixed(1)} ms`,
     );
   }
-  return out;
+  return { ms: out, bytes };
 }
 
-function latencyResults(
-  engine: string,
-  lat: Record<Request['mode'], number[]>,
-  lines: number,
-): BenchResult[] {
+/** Sorted request times and response sizes of the measured (not warm-up) requests, per mode. */
+interface Latencies {
+  ms: Record<Request['mode'], number[]>;
+  bytes: Record<Request['mode'], number[]>;
+}
+
+function latencyResults(engine: string, { ms: lat, bytes }: Latencies, lines: number): BenchResult[] {
   const targets = { keyword: 50, semantic: 100, hybrid: 150 };
   const out: BenchResult[] = [];
   for (const mode of ['keyword', 'semantic', 'hybrid'] as const) {
@@ -172,7 +177,7 @@ function latencyResults(
       value: Number(percentile(lat[mode], 95).toFixed(1)),
       unit: 'ms',
       target: { op: '<=', value: targets[mode] },
-      note: `p50 ${percentile(lat[mode], 50).toFixed(1)} ms, p99 ${percentile(lat[mode], 99).toFixed(1)} ms, ${lat[mode].length} requests`,
+      note: `p50 ${percentile(lat[mode], 50).toFixed(1)} ms, p99 ${percentile(lat[mode], 99).toFixed(1)} ms, ${lat[mode].length} requests, mean response ${(bytes[mode].reduce((a, b) => a + b, 0) / Math.max(1, bytes[mode].length) / 1024).toFixed(1)} KiB`,
     });
   }
   return out;
