@@ -14,8 +14,10 @@ import type { KeywordQuery } from './search-index.ts';
  *    ("किसान" stays one word with its signs); then recomposed (NFC);
  * 3. Latin letters without a decomposition spelled in ASCII (ß → ss, æ → ae, ø → o);
  * 4. words: runs of letters, combining marks and digits; each Han, Hiragana or Katakana character
- *    is a word of its own (as Lucene's standard tokenizer does), so a Chinese or Japanese word is
- *    found as a phrase of its characters ("東京" within "東京都に住んでいます");
+ *    (ー and 々 included) is a word of its own, and ends the run before it, as Lucene's standard
+ *    tokenizer does, so a Chinese or Japanese word is found as a phrase of its characters
+ *    ("東京" within "東京都に住んでいます", and within "2024年に東京でAIの…" and "iphone很好",
+ *    where a digit or a Latin letter comes first);
  * 5. words longer than 40 characters are dropped.
  *
  * No stemming and no stop words: a quoted phrase matches exactly those words in that order.
@@ -26,7 +28,13 @@ export const MAX_TOKEN_LENGTH = 40;
 const ACCENTS = /(?<=[\p{Script=Latin}\p{Script=Greek}]\p{M}*)\p{M}/gu;
 /** Arabic harakat, superscript alef and tatweel; Hebrew points and cantillation. */
 const VOWEL_POINTS = /[\u064B-\u065F\u0670\u0640\u0591-\u05BD\u05BF\u05C1\u05C2\u05C4\u05C5\u05C7]/gu;
-const WORDS = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[\p{L}\p{M}\p{N}]+/gu;
+/**
+ * A Han, Hiragana or Katakana letter or digit, by script extension, so the marks shared by the
+ * kana (the prolonged sound mark ー) and by Han (々, 〆, 〇) count too; CJK punctuation does not.
+ */
+const CJK = String.raw`[[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}]&&[\p{L}\p{N}]]`;
+/** A CJK character alone, or a run of other letters, marks and digits (a set difference: `v` flag). */
+const WORDS = new RegExp(String.raw`${CJK}|[[\p{L}\p{M}\p{N}]--${CJK}]+`, 'gv');
 
 const LETTERS_TO_ASCII: Record<string, string> = {
   ß: 'ss',

@@ -764,13 +764,14 @@ export function searchIndexContract(adapter: string, setup: () => Promise<Search
       expect(readings.filter((r) => JSON.stringify(r) !== JSON.stringify(before))).toEqual([]);
     });
 
-    it('analyses Devanagari, Arabic, Chinese and Japanese, and accented Latin text as its queries', async () => {
+    it('analyses Devanagari, Arabic, Chinese and Japanese (after digits and Latin too), and accented Latin text as its queries', async () => {
       const lines = [
         'किसान आंदोलन जारी है, सरकार से बातचीत होगी।',
         'قرأتُ الكِتابَ أمس في المكتبة',
         '我住在東京都，工作很忙。',
         '東京都に住んでいます。',
         'Él comió crème brûlée en São Paulo.',
+        '2024年に東京でAIのラーメン店を開いた。',
       ];
       await index.replaceEpisodes([
         episode('ep_u', {
@@ -794,9 +795,14 @@ export function searchIndexContract(adapter: string, setup: () => Promise<Search
       expect(await find('الكتاب')).toEqual(['ep_u:2']);
       expect(await find('الكِتاب')).toEqual(['ep_u:2']);
       // Chinese and Japanese: a word is the phrase of its characters, wherever it stands.
-      expect(await find('"東京"')).toEqual(['ep_u:3', 'ep_u:4']);
+      expect(await find('"東京"')).toEqual(['ep_u:3', 'ep_u:4', 'ep_u:6']);
       expect(await find('"東京都に"')).toEqual(['ep_u:4']);
       expect(await find('"京東"')).toEqual([]);
+      // … after a digit or a Latin letter too, and a word written with the prolonged sound mark.
+      expect(await find('"ラーメン"')).toEqual(['ep_u:6']);
+      expect(await find('"年に東京"')).toEqual(['ep_u:6']);
+      expect(await find('ai')).toEqual(['ep_u:6']);
+      expect(await find('2024')).toEqual(['ep_u:6']);
       // Accented Latin: case and accents folded.
       expect(await find('"CREME BRULEE"')).toEqual(['ep_u:5']);
       expect(await find('"são paulo" el')).toEqual(['ep_u:5']);

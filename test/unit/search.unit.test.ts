@@ -42,9 +42,20 @@ describe('keyword query parsing', () => {
   });
 
   it('never starts a word with a combining mark, before Chinese characters too', () => {
-    expect(analyze('´结db')).toEqual(['结db']);
+    expect(analyze('´结db')).toEqual(['结', 'db']);
     expect(analyze('\u0301\u0301ж')).toEqual(['ж']);
     expect(analyze('किसान')).toEqual(['किसान']);
+  });
+
+  it('makes every Chinese or Japanese character a word, after a digit or a Latin letter too', () => {
+    expect(analyze('2024年に東京でAIの話')).toEqual(['2024', '年', 'に', '東', '京', 'で', 'ai', 'の', '話']);
+    expect(analyze('iPhone很好')).toEqual(['iphone', '很', '好']);
+    // The kana's prolonged sound mark and Han's iteration mark are characters of their scripts.
+    expect(analyze('ラーメン 人々')).toEqual(['ラ', 'ー', 'メ', 'ン', '人', '々']);
+    // Half-width katakana is read as full-width; CJK punctuation is not a word.
+    expect(analyze('ｶﾞｲﾄﾞ、「東京」。')).toEqual(['ガ', 'イ', 'ド', '東', '京']);
+    // Hangul is written with spaces: its words stay whole.
+    expect(analyze('서울에서 2024년에')).toEqual(['서울에서', '2024년에']);
   });
 });
 

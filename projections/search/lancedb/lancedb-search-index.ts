@@ -134,7 +134,7 @@ export class LanceDbSearchIndex extends SearchAdapter implements SearchIndex {
     if (existing.has('lines') && this.meta.layout !== LAYOUT) {
       throw new Error(
         `the search index in ${this.dir} has an earlier layout (${this.meta.layout ?? 'vectors per line, layout 1 or 2'}; ` +
-          `this version uses layout ${LAYOUT}: passages, text analysed once for both engines); rebuild it with the service stopped: npx earshot projections rebuild search`,
+          `this version uses layout ${LAYOUT}: passages, text analysed once for both engines, every Chinese or Japanese character a word); rebuild it with the service stopped: npx earshot projections rebuild search`,
       );
     }
     for (const name of Object.keys(defs) as StoreTable[]) {

@@ -26,9 +26,10 @@ export const VECTORS = { passages: 'passage_vectors', clips: 'clip_vectors' } as
 /**
  * Layout of the tables; an index of another layout is refused at open (rebuild it). 1: vectors
  * inside the line rows; 2: one vector per line in `line_vectors`; 3: passages (`passages`,
- * `passage_vectors`); 4: text indexed as the words of text-analysis.ts, split at spaces.
+ * `passage_vectors`); 4: text indexed as the words of text-analysis.ts, split at spaces; 5: the
+ * same, with every Han and kana character a word even after a digit or a Latin letter.
  */
-export const LAYOUT = 4;
+export const LAYOUT = 5;
 
 const list = (name: string) => new Field(name, new List(new Field('item', new Utf8(), true)), false);
 const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);

@@ -32,9 +32,10 @@ export const VECTORS = { passages: 'passage_vectors', clips: 'clip_vectors' } as
 /**
  * Layout of the indexes; an index of another layout is refused at open (rebuild it). 1: vectors
  * inside the line documents; 2: one vector per line in `line_vectors`; 3: passages (`passages`,
- * `passage_vectors`); 4: text indexed as the words of text-analysis.ts, split at spaces.
+ * `passage_vectors`); 4: text indexed as the words of text-analysis.ts, split at spaces; 5: the
+ * same, with every Han and kana character a word even after a digit or a Latin letter.
  */
-export const LAYOUT = 4;
+export const LAYOUT = 5;
 
 // biome-ignore lint/suspicious/noExplicitAny: OpenSearch request and response bodies are JSON
 export type Json = any;

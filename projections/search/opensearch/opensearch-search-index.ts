@@ -96,7 +96,7 @@ export class OpenSearchSearchIndex extends SearchAdapter implements SearchIndex 
     if (this.meta && this.meta.layout !== LAYOUT) {
       throw new Error(
         `the search indexes under the prefix ${this.prefix} have an earlier layout (${this.meta.layout ?? 1}; ` +
-          `this version uses layout ${LAYOUT}: passages, text analysed once for both engines); rebuild them with the service stopped: ` +
+          `this version uses layout ${LAYOUT}: passages, text analysed once for both engines, every Chinese or Japanese character a word); rebuild them with the service stopped: ` +
           'npx earshot projections rebuild search',
       );
     }
