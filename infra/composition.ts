@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { EventLog } from '../ingest/event-log/event-log.ts';
@@ -34,7 +33,10 @@ import { defaultModelsDir, fetchModel, findCachedModel } from '../projections/em
 import { OnnxEmbeddings } from '../projections/embeddings/onnx-embeddings.ts';
 import { OpenAiEmbeddings } from '../projections/embeddings/openai-embeddings.ts';
 import { WorkerEmbeddings } from '../projections/embeddings/worker-embeddings.ts';
-import { LanceDbSearchIndex } from '../projections/search/lancedb/lancedb-search-index.ts';
+import {
+  clearKeepingVectors,
+  LanceDbSearchIndex,
+} from '../projections/search/lancedb/lancedb-search-index.ts';
 import { OpenSearchSearchIndex } from '../projections/search/opensearch/opensearch-search-index.ts';
 import {
   classifyingErrors,
@@ -294,22 +296,22 @@ function searchDir(config: Config): string {
 }
 
 /**
- * Deletes the configured search index: its OpenSearch indexes, or the LanceDB directory. The
- * search runtime creates it again, empty, when it next opens. Says what it deleted.
+ * Empties the configured search index for a rebuild: its OpenSearch indexes, or the LanceDB
+ * directory, keeping its vectors aside for the vector filler (carried vectors: the rebuilt index
+ * takes them by text instead of embedding everything again). The search runtime creates the index
+ * again, empty, when it next opens. Says what it did.
  */
 export async function deleteSearchIndex(config: Config): Promise<string> {
   const { env } = config;
   if (env.OPENSEARCH_URL) {
     const index = new OpenSearchSearchIndex(env.OPENSEARCH_URL, { prefix: env.EARSHOT_SEARCH_INDEX_PREFIX });
     try {
-      await index.drop();
+      return await index.clearKeepingVectors();
     } finally {
       await index.close();
     }
-    return 'deleted its OpenSearch indexes';
   }
-  fs.rmSync(searchDir(config), { recursive: true, force: true });
-  return `deleted ${searchDir(config)}`;
+  return clearKeepingVectors(searchDir(config));
 }
 
 /** Where the local embeddings model is cached. */

@@ -297,6 +297,12 @@ export interface IndexStats {
   names: number;
 }
 
+/** The model vectors came from, and their size (carried vectors are used only by the same). */
+export interface VectorModel {
+  model: string;
+  dimensions: number;
+}
+
 export interface SearchIndexOptions {
   /** Vector size of the embeddings model; unset when no model is available. */
   dimensions?: number;
@@ -350,6 +356,14 @@ export interface SearchIndex {
   settleVectors(episodeIds: string[]): Promise<void>;
   /** Passages and clips still without a vector, and how many have one. */
   vectorBacklog(): Promise<VectorBacklog>;
+  /**
+   * Vectors kept aside by the rebuild that emptied this index (`clearSearchIndex`), by vector key,
+   * when they came from `model` with `dimensions`; empty when there are none. Never searched: the
+   * vector filler takes a row's vector from here before asking the model.
+   */
+  carriedVectors(model: string, dimensions: number, keys: string[]): Promise<Map<string, Float32Array>>;
+  /** Drops the vectors kept aside by a rebuild (once the index has every vector); returns how many. */
+  dropCarriedVectors(): Promise<number>;
 
   /** Lines by BM25; `withTerms` adds each hit's indexed words (`terms`). */
   keywordLines(

@@ -54,6 +54,8 @@ export interface SearchProjectorStats {
   vectorsReused: number;
   /** Passage and clip vectors the vector filler wrote. */
   vectorsWritten: number;
+  /** Distinct texts whose vector the filler took from those a rebuild kept aside, not the model. */
+  vectorsCarried: number;
   /** Time in the model (vector filler). */
   embedMs: number;
   /** Time writing documents (projector) and vectors (filler). */
@@ -67,6 +69,7 @@ export function emptySearchStats(): SearchProjectorStats {
     textsEmbedded: 0,
     vectorsReused: 0,
     vectorsWritten: 0,
+    vectorsCarried: 0,
     embedMs: 0,
     writeMs: 0,
   };

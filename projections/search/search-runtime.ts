@@ -197,6 +197,12 @@ export class SearchRuntime {
           { ...this.status(), catchUpMs: Date.now() - started, vectors: this.filler?.stats },
           'semantic search ready',
         );
+        // Every row has its vector: what a rebuild kept aside for the filler is not needed again.
+        if (this.filler) {
+          const dropped = await index.dropCarriedVectors();
+          if (dropped > 0)
+            options.logger.info({ vectors: dropped }, 'vectors kept aside by the rebuild dropped');
+        }
       }
     };
     const loop = () => {

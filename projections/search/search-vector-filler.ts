@@ -38,7 +38,8 @@ export interface PassResult {
  * The search projector indexes text without waiting for the model (keyword search is current at
  * once); this loop asks the index which episodes still hold rows without a vector, reads those
  * episodes' passages and clips, embeds the distinct texts not already in memory (an identical
- * passage — an intro, an ad read — is embedded once) and writes the vectors, a pass of a few
+ * passage — an intro, an ad read — is embedded once; a vector a rebuild kept aside for the same
+ * text and model is taken instead, lancedb/carried-vectors.ts) and writes the vectors, a pass of a few
  * episodes at a time. Each pass commits on its own, so a crash loses at most the pass in flight: the rows
  * stay without a vector and the next start picks them up again.
  *
@@ -147,6 +148,20 @@ export class VectorFiller {
       const v = this.cache.get(text);
       if (v) own.set(text, v);
       else missing.add(text);
+    }
+    // Then from the vectors a rebuild kept aside, by the key of the text (same model only).
+    if (missing.size > 0) {
+      const keyOf = new Map<string, string>();
+      for (const p of plan) if (missing.has(p.text)) keyOf.set(p.key, p.text);
+      const carried = await index.carriedVectors(port.model, port.dimensions, [...keyOf.keys()]);
+      for (const [key, v] of carried) {
+        const text = keyOf.get(key);
+        if (text === undefined || v.length !== port.dimensions) continue;
+        own.set(text, v);
+        this.cache.set(text, v);
+        missing.delete(text);
+        this.stats.vectorsCarried++;
+      }
     }
     const texts = [...missing];
     const batch = this.options.embedBatch ?? 256;

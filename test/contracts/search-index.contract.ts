@@ -11,6 +11,11 @@ import { analyze as analyzeWords, parseKeywordQuery } from '../../projections/se
 
 export interface SearchIndexFixture {
   index: SearchIndex;
+  /**
+   * What `earshot projections rebuild search` does to this engine's index (close it, empty it with
+   * its vectors kept aside), then a new index over the same place, open. Cleanup closes that one.
+   */
+  rebuild(): Promise<SearchIndex>;
   cleanup(): Promise<void>;
 }
 
@@ -810,6 +815,45 @@ export function searchIndexContract(adapter: string, setup: () => Promise<Search
         (await index.searchNames({ words: analyzeWords(text), kinds: ['podcast'] }, 10)).map((h) => h.doc.id);
       expect(await names('किसान')).toEqual(['pod_9']);
       expect(await names('zoe cafe')).toEqual(['pod_9']);
+    });
+
+    // Last: it empties the index.
+    it('keeps its vectors aside through a rebuild, for the model they came from, until dropped', async () => {
+      await index.replaceEpisodes(corpus());
+      await index.refresh();
+      const all = corpus().map((e) => e.episode_id);
+      const stored = await index.storedVectors(all);
+      const keys = [...stored.keys()];
+      const backlog = await index.vectorBacklog();
+      expect(keys.length).toBeGreaterThan(5);
+      expect(backlog.embedded).toBeGreaterThanOrEqual(keys.length);
+
+      index = await fx.rebuild();
+      expect(await index.stats()).toMatchObject({ lines: 0, passages: 0, passagesWithVectors: 0, clips: 0 });
+      // Never searched: only a row the rebuild writes brings a vector to search.
+      expect(await index.vectorPassages(unit(V.money), {}, 10)).toEqual([]);
+      expect(await index.vectorClips(unit(V.money), {}, 10)).toEqual([]);
+      const carried = await index.carriedVectors('contract', CONTRACT_DIMENSIONS, [...keys, 'p:not-a-key']);
+      expect([...carried.keys()].sort()).toEqual([...keys].sort());
+      for (const k of keys) expect([...carried.get(k)!]).toEqual([...stored.get(k)!]);
+      expect((await index.carriedVectors('another-model', CONTRACT_DIMENSIONS, keys)).size).toBe(0);
+      expect((await index.carriedVectors('contract', CONTRACT_DIMENSIONS + 1, keys)).size).toBe(0);
+
+      // Rebuilt again before any vector was written: the carried vectors stay.
+      index = await fx.rebuild();
+      expect((await index.carriedVectors('contract', CONTRACT_DIMENSIONS, keys)).size).toBe(keys.length);
+      // Rebuilt once more after one episode was written with its vectors: both are kept.
+      const [first] = corpus();
+      await index.replaceEpisodes([first!]);
+      await index.refresh();
+      index = await fx.rebuild();
+      expect((await index.carriedVectors('contract', CONTRACT_DIMENSIONS, keys)).size).toBe(keys.length);
+
+      expect(await index.dropCarriedVectors()).toBeGreaterThanOrEqual(backlog.embedded);
+      expect((await index.carriedVectors('contract', CONTRACT_DIMENSIONS, keys)).size).toBe(0);
+      // Dropped means gone: the next rebuild does not bring them back.
+      index = await fx.rebuild();
+      expect((await index.carriedVectors('contract', CONTRACT_DIMENSIONS, keys)).size).toBe(0);
     });
   });
 }

@@ -14,13 +14,22 @@ if (reason) {
   searchIndexContract('OpenSearch', async () => {
     // A unique prefix per run; everything created under it is deleted afterwards.
     const prefix = `contract-${randomUUID().slice(0, 8)}-`;
-    const index = new OpenSearchSearchIndex(process.env.OPENSEARCH_URL!, {
-      prefix,
-      dimensions: CONTRACT_DIMENSIONS,
-      model: 'contract',
-    });
+    const create = () =>
+      new OpenSearchSearchIndex(process.env.OPENSEARCH_URL!, {
+        prefix,
+        dimensions: CONTRACT_DIMENSIONS,
+        model: 'contract',
+      });
+    let index = create();
     return {
       index,
+      async rebuild() {
+        await index.clearKeepingVectors();
+        await index.close();
+        index = create();
+        await index.open();
+        return index;
+      },
       async cleanup() {
         await index.drop();
         await index.close();

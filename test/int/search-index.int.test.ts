@@ -1,15 +1,27 @@
 import * as lancedb from '@lancedb/lancedb';
 import { describe, expect, it } from 'vitest';
-import { LanceDbSearchIndex } from '../../projections/search/lancedb/lancedb-search-index.ts';
+import {
+  clearKeepingVectors,
+  LanceDbSearchIndex,
+} from '../../projections/search/lancedb/lancedb-search-index.ts';
 import { parseKeywordQuery } from '../../projections/search/text-analysis.ts';
 import { CONTRACT_DIMENSIONS, episode, searchIndexContract } from '../contracts/search-index.contract.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 searchIndexContract('LanceDB', async () => {
   const tmp = tempDir('earshot-search-');
-  const index = new LanceDbSearchIndex(tmp.dir, { dimensions: CONTRACT_DIMENSIONS, model: 'contract' });
+  const create = () =>
+    new LanceDbSearchIndex(tmp.dir, { dimensions: CONTRACT_DIMENSIONS, model: 'contract' });
+  let index = create();
   return {
     index,
+    async rebuild() {
+      await index.close();
+      await clearKeepingVectors(tmp.dir);
+      index = create();
+      await index.open();
+      return index;
+    },
     async cleanup() {
       await index.close();
       tmp.remove();

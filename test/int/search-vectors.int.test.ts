@@ -3,7 +3,10 @@ import { silentLogger } from '../../infra/logger.ts';
 import { cosineSimilarity } from '../../projections/embeddings/embeddings-port.ts';
 import { fetchModel } from '../../projections/embeddings/model-fetch.ts';
 import { OnnxEmbeddings } from '../../projections/embeddings/onnx-embeddings.ts';
-import { LanceDbSearchIndex } from '../../projections/search/lancedb/lancedb-search-index.ts';
+import {
+  clearKeepingVectors,
+  LanceDbSearchIndex,
+} from '../../projections/search/lancedb/lancedb-search-index.ts';
 import { passageVectorKey } from '../../projections/search/passages.ts';
 import { SearchRuntime } from '../../projections/search/search-runtime.ts';
 import { VectorFiller } from '../../projections/search/search-vector-filler.ts';
@@ -39,6 +42,11 @@ beforeAll(async () => {
     seed: 11,
     asOf: Date.UTC(2026, 5, 1),
   });
+  await startSearch();
+}, 600_000);
+
+/** The search runtime and API over the index in `tmp`, and the corpus projected into it as text only. */
+async function startSearch(): Promise<void> {
   runtime = new SearchRuntime({
     createIndex: (options) => new LanceDbSearchIndex(`${tmp.dir}/search`, options),
     async openEmbeddings() {
@@ -57,7 +65,7 @@ beforeAll(async () => {
     produce: (b) => produceCorpus(b.producer, corpus),
   });
   await projection.close();
-}, 600_000);
+}
 
 afterAll(async () => {
   await api?.close();
@@ -188,4 +196,45 @@ describe('search vectors', () => {
     expect(await runtime.searchIndex.stats()).toEqual(before);
     expect(await runtime.searchIndex.vectorBacklog()).toMatchObject({ passages: 0, clips: 0 });
   });
+
+  it('takes the vectors a rebuild kept aside instead of embedding again, and drops them once every row has one', async () => {
+    const query = '/v1/podcasts/episodes/search?semantic_search=interest%20rates&limit=5';
+    const before = await get(query);
+    expect(before.status).toBe(200);
+    const { passages, passagesWithVectors } = await runtime.searchIndex.stats();
+    const keys = [...(await runtime.searchIndex.storedVectors(corpus.episodes.map((e) => e.id))).keys()];
+    await api.close();
+    await runtime.close();
+
+    // `earshot projections rebuild search`, then the service again: the projector writes text only.
+    expect(await clearKeepingVectors(`${tmp.dir}/search`)).toMatch(
+      new RegExp(`keeping \\d+ vectors of ${TEST_MODEL} aside`),
+    );
+    await startSearch();
+    const index = runtime.searchIndex;
+    expect(await index.stats()).toMatchObject({ passages, passagesWithVectors: 0 });
+    const filler = new VectorFiller({ index: () => index, embeddings: () => runtime.indexingEmbeddings() });
+    await filler.drain({ timeoutMs: 120_000 });
+    expect(filler.stats.textsEmbedded).toBe(0);
+    expect(filler.stats.vectorsCarried).toBeGreaterThan(0);
+    expect(await index.stats()).toMatchObject({ passages, passagesWithVectors });
+    const after = await get(query);
+    expect(after.body.data.map((d: Json) => d.segment.id)).toEqual(
+      before.body.data.map((d: Json) => d.segment.id),
+    );
+
+    // Semantic search is ready: the runtime drops what the rebuild kept aside.
+    expect((await index.carriedVectors(TEST_MODEL, 384, keys)).size).toBe(keys.length);
+    runtime.startVectors({
+      fill: true,
+      indexingCaughtUp: async () => true,
+      logger: silentLogger(),
+      pollMs: 20,
+    });
+    await waitFor(async () => (await index.carriedVectors(TEST_MODEL, 384, keys)).size === 0, {
+      timeoutMs: 60_000,
+      what: 'vectors kept aside dropped',
+    });
+    expect(runtime.status().semantic_state).toBe('ready');
+  }, 300_000);
 });

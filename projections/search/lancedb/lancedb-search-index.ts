@@ -24,6 +24,7 @@ import type {
   VectorUpdate,
 } from '../search-index.ts';
 import { indexTerms } from '../text-analysis.ts';
+import { CarriedVectors } from './carried-vectors.ts';
 import { inList } from './filters.ts';
 import { ensureScalarIndexes, ensureTextIndexes, trainVectorIndex } from './indexes.ts';
 import { LanceDbReads } from './reads.ts';
@@ -45,6 +46,7 @@ import {
  * (tables.ts), filters as SQL predicates (filters.ts), indexes (indexes.ts), refresh scheduling
  * (refresh.ts), reads (reads.ts, answered through SearchAdapter); writes are here.
  */
+export { clearKeepingVectors } from './carried-vectors.ts';
 export { filterSql, sqlNumber, sqlString } from './filters.ts';
 export { refreshWait } from './refresh.ts';
 
@@ -78,6 +80,7 @@ export class LanceDbSearchIndex extends SearchAdapter implements SearchIndex {
   private readonly refreshes: RefreshSchedule;
   protected readonly reads: LanceDbReads;
   private schemaCache?: Record<StoreTable, Schema>;
+  private carried?: CarriedVectors;
 
   constructor(
     readonly dir: string,
@@ -143,6 +146,7 @@ export class LanceDbSearchIndex extends SearchAdapter implements SearchIndex {
         : await this.db.createEmptyTable(name, defs[name], { mode: 'create', existOk: true });
       this.tables.set(name, table);
     }
+    this.carried = await CarriedVectors.open(this.db, this.dir, existing);
     await ensureScalarIndexes((name) => this.table(name));
     // Full-text indexes from the start, even on empty tables: rows written before the first
     // refresh are then searched with the index's tokenizer. With no index yet, LanceDB tokenized
@@ -364,7 +368,19 @@ export class LanceDbSearchIndex extends SearchAdapter implements SearchIndex {
     }
   }
 
+  carriedVectors(model: string, dimensions: number, keys: string[]): Promise<Map<string, Float32Array>> {
+    return this.carried?.lookup(model, dimensions, keys) ?? Promise.resolve(new Map());
+  }
+
+  async dropCarriedVectors(): Promise<number> {
+    const carried = this.carried;
+    this.carried = undefined;
+    return carried ? await carried.drop() : 0;
+  }
+
   async close(): Promise<void> {
+    this.carried?.close();
+    this.carried = undefined;
     await this.refreshes.close();
     for (const t of this.tables.values()) t.close();
     this.tables.clear();

@@ -34,7 +34,8 @@ export const LAYOUT = 5;
 const list = (name: string) => new Field(name, new List(new Field('item', new Utf8(), true)), false);
 const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
 const f64 = (name: string) => new Field(name, new Float64(), false);
-const vec = (dims: number) =>
+/** The `vector` column of a vector table. */
+export const vectorField = (dims: number) =>
   new Field('vector', new FixedSizeList(dims, new Field('item', new Float32(), true)), false);
 
 export function schemas(dims: number): Record<StoreTable, Schema> {
@@ -76,7 +77,7 @@ export function schemas(dims: number): Record<StoreTable, Schema> {
   return {
     lines: new Schema(lineFields),
     passages: new Schema(passageFields),
-    passage_vectors: new Schema([...passageFields, vec(dims)]),
+    passage_vectors: new Schema([...passageFields, vectorField(dims)]),
     segments: new Schema([
       str('id'),
       ...episodeFields,
@@ -86,7 +87,7 @@ export function schemas(dims: number): Record<StoreTable, Schema> {
       str('doc'),
     ]),
     clips: new Schema([...clipFields, str('text'), str('doc')]),
-    clip_vectors: new Schema([...clipFields, vec(dims)]),
+    clip_vectors: new Schema([...clipFields, vectorField(dims)]),
     episodes: new Schema([str('id'), str('podcast_id'), f64('published_at'), list('entity_keys')]),
     pending: new Schema([str('id'), f64('published_at')]),
     names: new Schema([

@@ -21,10 +21,12 @@ import type {
   SearchIndexOptions,
   VectorBacklog,
   VectorKind,
+  VectorModel,
   VectorSource,
   VectorUpdate,
 } from '../search-index.ts';
 import { indexTerms } from '../text-analysis.ts';
+import { CARRIED_INDEX, carriedMeta, carryVectors, dropCarried, lookUpCarried } from './carried-vectors.ts';
 import {
   ANALYSIS,
   DATA_INDEXES,
@@ -63,6 +65,7 @@ export class OpenSearchSearchIndex extends SearchAdapter implements SearchIndex 
   private meta?: { dimensions: number; model: string | null; layout?: number };
   protected readonly reads: OpenSearchReads;
   private unrefreshed = false;
+  private carried?: VectorModel;
 
   constructor(
     readonly url: string,
@@ -82,7 +85,7 @@ export class OpenSearchSearchIndex extends SearchAdapter implements SearchIndex 
     return this.meta?.model ?? undefined;
   }
 
-  name(index: IndexName): string {
+  name(index: IndexName | typeof CARRIED_INDEX): string {
     return `${this.prefix}${index}`;
   }
 
@@ -132,6 +135,45 @@ export class OpenSearchSearchIndex extends SearchAdapter implements SearchIndex 
       );
     }
     await this.client.index({ index: metaIndex, id: 'meta', body: this.meta, refresh: true });
+    this.carried = await carriedMeta(this.client, this.name(CARRIED_INDEX));
+  }
+
+  async carriedVectors(
+    model: string,
+    dimensions: number,
+    keys: string[],
+  ): Promise<Map<string, Float32Array>> {
+    if (!this.carried || this.carried.model !== model || this.carried.dimensions !== dimensions)
+      return new Map();
+    return lookUpCarried(this.client, this.name(CARRIED_INDEX), keys);
+  }
+
+  async dropCarriedVectors(): Promise<number> {
+    this.carried = undefined;
+    return dropCarried(this.client, this.name(CARRIED_INDEX));
+  }
+
+  /**
+   * Empties the index for a rebuild (`earshot projections rebuild search`), keeping its vectors
+   * aside (carried-vectors.ts) when its meta names the model they came from. Says what it did.
+   */
+  async clearKeepingVectors(): Promise<string> {
+    const meta = await this.client.get({ index: this.name('meta'), id: 'meta' }, { ignore: [404] });
+    const source = (meta.body as Json)?._source as { model?: string | null; dimensions?: number } | undefined;
+    let carried = 0;
+    if (source?.model && source.dimensions) {
+      carried = await carryVectors(
+        this.client,
+        this.name(CARRIED_INDEX),
+        Object.values(VECTORS).map((i) => this.name(i)),
+        { model: source.model, dimensions: source.dimensions },
+      );
+    }
+    await this.deleteIndexes([...DATA_INDEXES, 'meta']);
+    this.carried = undefined;
+    return carried > 0
+      ? `deleted its OpenSearch indexes, keeping ${carried} vectors of ${source!.model} aside for the rebuild`
+      : 'deleted its OpenSearch indexes';
   }
 
   /**
@@ -385,12 +427,18 @@ export class OpenSearchSearchIndex extends SearchAdapter implements SearchIndex 
     return this.reads.vectorSources(episodeIds);
   }
 
-  /** Deletes every index this adapter created (tests and rebuilds). */
+  /** Deletes every index this adapter created, vectors kept aside by a rebuild included. */
   async drop(): Promise<void> {
+    await this.deleteIndexes([...DATA_INDEXES, 'meta', CARRIED_INDEX]);
+  }
+
+  private async deleteIndexes(indexes: (IndexName | typeof CARRIED_INDEX)[]): Promise<void> {
     // A node busy merging a large index can take longer than the default 30 s to apply the delete.
     await this.client.indices.delete(
       {
-        index: [...DATA_INDEXES, 'meta'].map((i) => this.name(i as IndexName)).join(','),
+        index: indexes.map((i) => this.name(i)).join(','),
+        // Those that do not exist (the carried vectors, mostly) are skipped, not an error.
+        ignore_unavailable: true,
         cluster_manager_timeout: '5m',
         timeout: '5m',
       },
