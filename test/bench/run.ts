@@ -22,6 +22,7 @@ import { realSpeechBench } from './real-speech.bench.ts';
 import { realSpeechSearchBench } from './real-speech-search.bench.ts';
 import { searchFreshBench } from './search-fresh.bench.ts';
 import { searchLatencyBench } from './search-latency.bench.ts';
+import { searchRebuildBench } from './search-rebuild.bench.ts';
 import { searchRelevanceBench } from './search-relevance.bench.ts';
 import { cliBench, startupBench } from './startup.bench.ts';
 import { streamsBench } from './streams.bench.ts';
@@ -42,6 +43,7 @@ export const BENCHES: Bench[] = [
   searchRelevanceBench,
   searchLatencyBench,
   searchFreshBench,
+  searchRebuildBench,
   embeddingsBench,
   mentionsBench,
   speakersBench,
