@@ -43,8 +43,8 @@ export async function carryVectors(
         _meta: { ...meta },
         properties: {
           vector_key: { type: 'keyword' },
-          // Kept in _source only: read back whole, never searched.
-          vector: { type: 'float', index: false, doc_values: false },
+          // Kept in _source only, not even parsed: read back whole, never searched.
+          vector: { type: 'object', enabled: false },
         },
       },
     } as never,
@@ -52,21 +52,40 @@ export async function carryVectors(
   return copy(client, present, carried);
 }
 
+/**
+ * `_reindex` of `present` into `carried`, run as a task and waited for by polling: waited for in
+ * the request, OpenSearch 2.x answers with a resource-usage header per batch, which overflows an
+ * HTTP client's header limit on a large index (and one request would have to stay open for it).
+ */
 async function copy(client: Client, present: string[], carried: string): Promise<number> {
-  const res = await client.reindex(
-    {
-      wait_for_completion: true,
-      refresh: true,
-      body: {
-        source: { index: present, _source: ['vector_key', 'vector'], size: 1000 },
-        dest: { index: carried },
-      } as never,
-    },
-    { requestTimeout: 3_600_000 },
-  );
-  const body = res.body as Json;
-  if (body.failures?.length) throw new Error(`carrying vectors failed: ${JSON.stringify(body.failures[0])}`);
-  return Number(body.created ?? 0) + Number(body.updated ?? 0);
+  const started = await client.reindex({
+    wait_for_completion: false,
+    refresh: true,
+    body: {
+      source: { index: present, _source: ['vector_key', 'vector'], size: 2000 },
+      dest: { index: carried },
+    } as never,
+  });
+  const task = String((started.body as Json).task);
+  for (;;) {
+    // Waits up to 30 s a call; still running, the answer is a timeout error (408 or 500).
+    const res = await client.tasks.get(
+      { task_id: task, wait_for_completion: true, timeout: '30s' },
+      { ignore: [408, 500], requestTimeout: 60_000 },
+    );
+    const body = res.body as Json;
+    if (res.statusCode !== 200 && body?.error?.type !== 'timeout_exception') {
+      throw new Error(`carrying vectors: task ${task}: ${JSON.stringify(body?.error ?? body)}`);
+    }
+    if (body?.completed) {
+      // The finished task's record stays in `.tasks` until deleted.
+      await client.delete({ index: '.tasks', id: task }, { ignore: [404] }).catch(() => {});
+      const r = body.response ?? {};
+      const failure = body.error ?? r.failures?.[0];
+      if (failure) throw new Error(`carrying vectors failed: ${JSON.stringify(failure)}`);
+      return Number(r.created ?? 0) + Number(r.updated ?? 0);
+    }
+  }
 }
 
 /** The model and dimensions of the carried index, or undefined when there is none. */
