@@ -57,6 +57,9 @@ const EPISODES = 20_000;
       EARSHOT_DEMO: 'off',
       CONSUMER_BATCH_SIZE: '500',
       LOG_LEVEL: 'warn',
+      // The search index stays in the data dir: the engines' OpenSearch under the default prefix
+      // is not this test's (an index another version left there would stop the process at open).
+      OPENSEARCH_URL: undefined,
     };
     // The first start creates the topics and registers the schemas, exactly as production does.
     const first = await spawnEarshot(['start', '--roles', 'projectors'], env);
