@@ -301,7 +301,7 @@ function searchDir(config: Config): string {
  * takes them by text instead of embedding everything again). The search runtime creates the index
  * again, empty, when it next opens. Says what it did.
  */
-export async function deleteSearchIndex(config: Config): Promise<string> {
+export async function clearSearchIndex(config: Config): Promise<string> {
   const { env } = config;
   if (env.OPENSEARCH_URL) {
     const index = new OpenSearchSearchIndex(env.OPENSEARCH_URL, { prefix: env.EARSHOT_SEARCH_INDEX_PREFIX });

@@ -14,7 +14,7 @@ import { ARCHIVE_TABLES, archiveProjector } from '../projections/archive/index.t
 import { CATALOG_TABLES, catalogProjector } from '../projections/catalog/catalog-projector.ts';
 import { namesProjector, searchProjector } from '../projections/search/search-projector.ts';
 import { TOPICS } from '../schemas/topics.ts';
-import { deleteSearchIndex, type Platform } from './composition.ts';
+import { clearSearchIndex, type Platform } from './composition.ts';
 
 /**
  * The pipeline, declared once: every step (a consumer of topics) and every timer, with the role
@@ -50,7 +50,7 @@ export const SEARCH: Projection = {
   name: 'search',
   description: 'the search index: lines, segments, clips, episodes, names, and their vectors',
   async clear(platform) {
-    return `${await deleteSearchIndex(platform.config)} (the projectors create it again on start)`;
+    return `${await clearSearchIndex(platform.config)} (the projectors create it again on start)`;
   },
 };
 
