@@ -177,29 +177,37 @@ export class CarriedVectors {
   async lookup(model: string, dimensions: number, keys: string[]): Promise<Map<string, Float32Array>> {
     const out = new Map<string, Float32Array>();
     if (this.meta.model !== model || this.meta.dimensions !== dimensions) return out;
-    for (const part of chunks([...new Set(keys)], 500)) {
-      for (const table of this.tables) {
-        const rows = await table
-          .query()
-          .where(inList('vector_key', part))
-          .select(['vector_key', 'vector'])
-          .toArray();
-        for (const r of rows) out.set(r.vector_key, Float32Array.from(r.vector.toArray() as Float32Array));
+    const tables = this.tables;
+    try {
+      for (const part of chunks([...new Set(keys)], 500)) {
+        for (const table of tables) {
+          const rows = await table
+            .query()
+            .where(inList('vector_key', part))
+            .select(['vector_key', 'vector'])
+            .toArray();
+          for (const r of rows) out.set(r.vector_key, Float32Array.from(r.vector.toArray() as Float32Array));
+        }
       }
+    } catch (err) {
+      // Dropped meanwhile (the index got its last vector): nothing is carried any more.
+      if (this.tables !== tables) return new Map();
+      throw err;
     }
     return out;
   }
 
   /** Drops the carried tables; returns how many vectors they held. */
   async drop(): Promise<number> {
+    const tables = this.tables;
+    this.tables = [];
     let vectors = 0;
-    for (const table of this.tables) {
+    for (const table of tables) {
       vectors += await table.countRows();
       const name = table.name;
       table.close();
       await this.db.dropTable(name);
     }
-    this.tables = [];
     fs.rmSync(path.join(this.dir, CARRY_FILE), { force: true });
     return vectors;
   }
